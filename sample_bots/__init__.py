@@ -1,0 +1,1 @@
+"""Sample bots built on the ginref protocol."""

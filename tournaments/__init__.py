@@ -1,0 +1,1 @@
+"""Tournament runner and the ginref command line."""
