@@ -1,0 +1,161 @@
+"""Random self-play throughput: complete hands per second, ginref vs OpenSpiel vs RLCard.
+
+Every engine plays uniformly random legal actions from a fresh deal until the hand is over:
+
+- OpenSpiel: ``pyspiel.load_game("gin_rummy")`` (one game = one hand), driven from Python with
+  ``state.legal_actions()`` / ``state.apply_action()``; chance nodes (the deal and every stock
+  draw) get a random outcome of ``state.chance_outcomes()`` (all equally likely in this game).
+- RLCard, engine level (used for the ratio): ``rlcard.games.gin_rummy.game.GinRummyGame`` driven
+  directly, ``game.init_game()`` then ``game.step(random.choice(game.judge.get_legal_actions()))``
+  until ``game.is_over()``. Like the OpenSpiel and ginref loops, this builds no observations.
+- RLCard, environment level (for reference): ``rlcard.make("gin-rummy")`` with two
+  ``RandomAgent``s and ``env.run()``, which also encodes a 5x52 observation every step.
+- ginref: :func:`ginref_random_hands` (our engine, ``referee.game.Match``).
+
+Medians over ``--rounds`` rounds of ``--hands`` hands each; round ``k`` uses seed ``seed + k``.
+Run: ``.venv/bin/python benchmarks/bench_selfplay.py [--hands N] [--rounds R] [--seed S]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import platform
+import random
+import statistics
+import time
+from collections.abc import Callable, Sequence
+from importlib.metadata import version
+
+import numpy as np
+import pyspiel  # type: ignore[import-not-found]
+import rlcard  # type: ignore[import-untyped]
+from rlcard.agents import RandomAgent  # type: ignore[import-untyped]
+from rlcard.games.gin_rummy.game import GinRummyGame  # type: ignore[import-untyped]
+
+# --- ginref -----------------------------------------------------------------------------------
+
+
+def ginref_random_hands(n: int, seed: int) -> None:
+    """Play ``n`` complete hands of the ginref engine with uniformly random legal actions.
+
+    Matches of the ``standard`` rules profile (``referee.game.Match``), the first seeded with
+    ``seed`` and each next one with the next integer; a ``random.Random(seed)`` picks uniformly
+    among ``Match.legal_actions()`` and ``Match.apply`` carries it out, until ``n`` hands have
+    finished in total (finished hands are counted by ``len(match.hand_results)``).
+    """
+    from referee.game import Match
+    from referee.rules import Rules
+
+    rules = Rules.profile("standard")
+    rng = random.Random(seed)
+    choice = rng.choice
+    done = 0
+    match_seed = seed
+    while done < n:
+        match = Match(rules, match_seed)
+        match_seed += 1
+        while match.result is None and done + len(match.hand_results) < n:
+            match.apply(choice(match.legal_actions()))
+        done += len(match.hand_results)
+
+
+# --- OpenSpiel --------------------------------------------------------------------------------
+
+_OS_GAME = pyspiel.load_game("gin_rummy")
+
+
+def openspiel_random_hands(n: int, seed: int) -> None:
+    """Play ``n`` OpenSpiel gin_rummy games (each one hand) with random actions and outcomes."""
+    rng = random.Random(seed)
+    choice = rng.choice
+    for _ in range(n):
+        state = _OS_GAME.new_initial_state()
+        while not state.is_terminal():
+            if state.is_chance_node():
+                outcome, _prob = choice(state.chance_outcomes())
+                state.apply_action(outcome)
+            else:
+                state.apply_action(choice(state.legal_actions()))
+
+
+# --- RLCard -----------------------------------------------------------------------------------
+
+
+def rlcard_game_random_hands(n: int, seed: int) -> None:
+    """Play ``n`` RLCard gin-rummy games (each one hand) on the game object, random actions."""
+    rng = random.Random(seed)
+    choice = rng.choice
+    game = GinRummyGame()
+    game.np_random = np.random.RandomState(seed)  # the deal and the first dealer
+    for _ in range(n):
+        game.init_game()
+        while not game.is_over():
+            game.step(choice(game.judge.get_legal_actions()))
+
+
+_RL_ENV = rlcard.make("gin-rummy", config={"seed": 0})
+_RL_ENV.set_agents([RandomAgent(num_actions=_RL_ENV.num_actions) for _ in range(2)])
+
+
+def rlcard_env_random_hands(n: int, seed: int) -> None:
+    """Play ``n`` RLCard hands through ``env.run()`` with two ``RandomAgent``s."""
+    _RL_ENV.seed(seed)  # the deal
+    np.random.seed(seed)  # RandomAgent draws from numpy's global generator
+    for _ in range(n):
+        _RL_ENV.run(is_training=False)
+
+
+# --- Harness ----------------------------------------------------------------------------------
+
+
+def median_rate(play: Callable[[int, int], None], n: int, rounds: int, seed: int) -> float:
+    """Median hands per second over ``rounds`` calls of ``play(n, seed + k)``."""
+    rates: list[float] = []
+    for k in range(rounds):
+        start = time.perf_counter()
+        play(n, seed + k)
+        rates.append(n / (time.perf_counter() - start))
+    return statistics.median(rates)
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description="Random self-play: complete hands per second.")
+    parser.add_argument("--hands", type=int, default=300, help="hands per round and engine")
+    parser.add_argument("--rounds", type=int, default=7, help="timed rounds (median reported)")
+    parser.add_argument("--seed", type=int, default=1, help="base seed")
+    args = parser.parse_args(argv)
+    n: int = args.hands
+    rounds: int = args.rounds
+    seed: int = args.seed
+
+    engines: list[tuple[str, str, Callable[[int, int], None]]] = [
+        ("ginref", "Match.legal_actions/apply", ginref_random_hands),
+        ("OpenSpiel", "pyspiel state, from Python", openspiel_random_hands),
+        ("RLCard", "GinRummyGame.step (engine)", rlcard_game_random_hands),
+        ("RLCard env", "env.run + RandomAgent", rlcard_env_random_hands),
+    ]
+    for _, _, play in engines:
+        play(2, seed)  # warm-up (imports, tables) outside the timing
+    rates = {name: median_rate(play, n, rounds, seed) for name, _, play in engines}
+
+    print(
+        f"random self-play, {n:,} hands per round, median of {rounds} rounds "
+        f"(Python {platform.python_version()}, open-spiel {version('open-spiel')}, "
+        f"rlcard {version('rlcard')})"
+    )
+    header = f"{'engine':<11} | {'driven by':<27} | {'hands/s':>9} | {'ours/this':>9}"
+    print(header)
+    print("-" * len(header))
+    ours = rates["ginref"]
+    for name, how, _ in engines:
+        r = rates[name]
+        ratio = "" if name == "ginref" else f"{ours / r:.2f}x"
+        print(f"{name:<11} | {how:<27} | {r:>9,.1f} | {ratio:>9}")
+    print(
+        f"ratio ours/OpenSpiel = {ours / rates['OpenSpiel']:.2f}, "
+        f"ours/RLCard (engine level, GinRummyGame.step) = {ours / rates['RLCard']:.2f}"
+    )
+
+
+if __name__ == "__main__":
+    main()
