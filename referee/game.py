@@ -361,6 +361,28 @@ class Match:
         other.hand = self.hand.copy() if self.hand is not None else self.hand
         return other
 
+    def fingerprint(self) -> tuple[object, ...]:
+        """The whole state as a hashable value: equal fingerprints mean equal states."""
+        h = self.hand
+        hand_state = (
+            None
+            if h is None
+            else tuple(
+                tuple(v) if isinstance(v, list) else v
+                for v in (getattr(h, name) for name in Hand.__slots__ if name != "options")
+            )
+        )
+        return (
+            self.seed,
+            self.hands_dealt,
+            self.chooser,
+            self.result,
+            tuple(self.hand_results),
+            _tally_key(self.tally),
+            tuple(_tally_key(t) for t in self.games),
+            hand_state,
+        )
+
     def legal_actions(self) -> list[Action]:
         """Every legal action of the seat to act, in a fixed order.
 
@@ -1046,6 +1068,10 @@ def settle_game(
         final,
         shutout,
     )
+
+
+def _tally_key(t: _Tally) -> tuple[object, ...]:
+    return (tuple(t.points), tuple(t.hands_won), tuple(t.extra_boxes), t.settled)
 
 
 def _copy_tally(t: _Tally) -> _Tally:
