@@ -498,11 +498,11 @@ def defender_optimum(defender: int | Iterable[Card], knocker: Sequence[Meld]) ->
     ``knocker`` is empty for gin / big gin (no layoffs, R6.3a).
     """
     mask = defender if isinstance(defender, int) else mask_of(defender)
-    candidates = cards_of(mask) if not knocker else sorted(_layoff_targets(knocker, mask))
+    candidates = sorted(_layoff_targets(knocker, mask)) if knocker else []
     best_val = min_deadwood(mask)
     best_x = 0
     best_assign: list[tuple[Card, int]] = []
-    if knocker and candidates:
+    if candidates:
         for bits in range(1, 1 << len(candidates)):
             x = 0
             for k, card in enumerate(candidates):
@@ -522,9 +522,26 @@ def defender_optimum(defender: int | Iterable[Card], knocker: Sequence[Meld]) ->
 
 
 def defender_greedy(defender: int | Iterable[Card], knocker: Sequence[Meld]) -> DefenderPlay:
-    """Neller-framework layoffs: best own melds first, then first-fit layoffs until none fits."""
+    """Neller-framework layoffs (``auto_greedy``): own melds first, then first-fit layoffs.
+
+    Cards are laid off in card order, each on the first knocker meld (in the knocker's order)
+    that takes it, repeating until none fits; that placement can miss the optimum when a card
+    fits two melds (E13). The defender's own melds are the choice that does best under that
+    placement: in the framework the defender's agent declares them, and E11 credits it with
+    breaking a meld to lay its cards off.
+    """
     mask = defender if isinstance(defender, int) else mask_of(defender)
-    own = best_arrangement(mask)
+    best: DefenderPlay | None = None
+    arrangements = all_arrangements(mask) if knocker else iter([best_arrangement(mask)])
+    for own in arrangements:
+        play = _greedy_layoffs(own, knocker)
+        if best is None or play.deadwood_count < best.deadwood_count:
+            best = play
+    assert best is not None
+    return best
+
+
+def _greedy_layoffs(own: Arrangement, knocker: Sequence[Meld]) -> DefenderPlay:
     current = [m.mask for m in knocker]
     dead = list(own.deadwood)
     layoffs: list[tuple[Card, int]] = []
