@@ -1,0 +1,314 @@
+"""Connect a Python bot to the ginref referee: launch contract, Play stream, card conversions.
+
+A bot is a function from a :class:`DecisionRequest` to an :class:`Action`; :func:`run_bot` does
+the rest::
+
+    from sample_bots.client import bot_main, pb
+
+    def decide(request: pb.DecisionRequest) -> pb.Action:
+        return request.legal_actions[0]
+
+    if __name__ == "__main__":
+        bot_main(decide, "first-legal-bot")
+
+Launch contract (set by the referee when it starts a bot): ``GINREF_ADDRESS`` (host:port of the
+referee's gRPC server), ``GINREF_TOKEN`` (this seat's secret token) and ``GINREF_SEAT`` (0 or 1,
+informational; may be absent when a bot is started by hand). The bot opens one ``Referee.Play``
+stream, sends ``Hello``, answers every ``DecisionRequest`` with one ``ActionReply`` and returns
+when the referee ends the stream (a series of matches may share it).
+
+Exit codes of :func:`run_bot`: 0 the referee ended the stream normally; 1 the connection failed,
+the stream ended with an error status, or ``decide`` raised; 2 the launch environment is missing
+or malformed; 130 interrupted.
+"""
+
+from __future__ import annotations
+
+import os
+import queue
+import sys
+import traceback
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, NoReturn, TextIO
+
+import grpc  # type: ignore[import-untyped]
+
+from referee.cards import Card, card_str, mask_of, parse_card
+from referee.wire import PROTOCOL_VERSION
+from referee.wire import ginrummy_pb2 as pb
+from referee.wire import ginrummy_pb2_grpc as pb_grpc
+
+__all__ = [
+    "EXIT_CONFIG",
+    "EXIT_ERROR",
+    "EXIT_OK",
+    "BotConfig",
+    "ConfigError",
+    "Decide",
+    "action_kind",
+    "bot_main",
+    "card_index",
+    "card_indices",
+    "config_from_env",
+    "discard_action",
+    "format_fault",
+    "hand_mask",
+    "knock_action",
+    "pb",
+    "play",
+    "run_bot",
+    "top_discard",
+    "wire_card",
+    "wire_cards",
+]
+
+ENV_ADDRESS = "GINREF_ADDRESS"
+ENV_TOKEN = "GINREF_TOKEN"
+ENV_SEAT = "GINREF_SEAT"
+
+EXIT_OK = 0
+EXIT_ERROR = 1
+EXIT_CONFIG = 2
+EXIT_INTERRUPTED = 130
+
+Decide = Callable[[pb.DecisionRequest], pb.Action]
+"""A bot's policy: the action to answer a request with (normally an entry of legal_actions)."""
+
+OnMessage = Callable[[pb.RefereeMessage], None]
+
+
+# --- Launch contract --------------------------------------------------------------------------
+
+
+class ConfigError(ValueError):
+    """The launch environment is missing a variable or holds a malformed one."""
+
+
+@dataclass(frozen=True, slots=True)
+class BotConfig:
+    """Where to connect and which seat token to present."""
+
+    address: str
+    token: str
+    seat: int | None = None  # informational: the seat comes in MatchStart
+
+
+def config_from_env(environ: Mapping[str, str] | None = None) -> BotConfig:
+    """Read the launch contract from ``environ`` (default: ``os.environ``)."""
+    env = os.environ if environ is None else environ
+    missing = [name for name in (ENV_ADDRESS, ENV_TOKEN) if not env.get(name, "").strip()]
+    if missing:
+        raise ConfigError(
+            f"{' and '.join(missing)} not set: a ginref bot is started by the referee, which sets "
+            f"{ENV_ADDRESS} (host:port of its gRPC server), {ENV_TOKEN} (this seat's secret "
+            f"token) and {ENV_SEAT}; to run it by hand, set them yourself"
+        )
+    seat_text = env.get(ENV_SEAT, "").strip()
+    seat: int | None = None
+    if seat_text:
+        if seat_text not in ("0", "1"):
+            raise ConfigError(f"{ENV_SEAT}={seat_text!r}: expected 0 or 1")
+        seat = int(seat_text)
+    return BotConfig(address=env[ENV_ADDRESS].strip(), token=env[ENV_TOKEN].strip(), seat=seat)
+
+
+# --- Cards: wire strings <-> engine ints -------------------------------------------------------
+
+
+def card_index(text: str) -> Card:
+    """The engine card (``suit * 13 + rank``) of a wire card such as ``"TD"``."""
+    return parse_card(text)
+
+
+def card_indices(texts: Iterable[str]) -> list[Card]:
+    """Engine cards of wire cards, in the same order."""
+    return [parse_card(t) for t in texts]
+
+
+def hand_mask(texts: Iterable[str]) -> int:
+    """The 52-bit engine mask of wire cards (what :mod:`referee.melds` functions take)."""
+    return mask_of(parse_card(t) for t in texts)
+
+
+def wire_card(card: Card) -> str:
+    """The canonical wire string of an engine card, e.g. ``"TD"``."""
+    return card_str(card)
+
+
+def wire_cards(cards: Iterable[Card]) -> list[str]:
+    """Wire strings of engine cards, in the same order."""
+    return [card_str(c) for c in cards]
+
+
+def top_discard(observation: pb.Observation) -> str | None:
+    """The top card of the discard pile (the only one that may be taken), or ``None``."""
+    pile = observation.discard_pile
+    return pile[-1] if pile else None
+
+
+# --- Actions ------------------------------------------------------------------------------------
+
+
+def action_kind(action: pb.Action) -> str:
+    """The kind of an action, e.g. ``"discard"``, ``"knock"``, ``"draw_stock"`` (``""``: unset)."""
+    return action.WhichOneof("kind") or ""
+
+
+def discard_action(card: Card | str) -> pb.Action:
+    """Discard ``card`` face up."""
+    text = card if isinstance(card, str) else card_str(card)
+    return pb.Action(discard=pb.Discard(card=text))
+
+
+def knock_action(
+    card: Card | str, melds: Sequence[Iterable[Card | str]] | None = None
+) -> pb.Action:
+    """Knock with ``card`` face down; ``melds`` omitted: the referee arranges (R5.4)."""
+    text = card if isinstance(card, str) else card_str(card)
+    knock = pb.Knock(discard=text)
+    if melds is not None:
+        knock.arrangement.melds.extend(
+            pb.Meld(cards=[c if isinstance(c, str) else card_str(c) for c in meld])
+            for meld in melds
+        )
+    return pb.Action(knock=knock)
+
+
+def format_fault(fault: pb.Fault) -> str:
+    """One line describing a fault the referee reported."""
+    kind = pb.FaultKind.Name(fault.kind).removeprefix("FAULT_KIND_") if fault.kind else "FAULT"
+    where = f" on request {fault.request_id}" if fault.request_id else ""
+    then = "a new request follows" if fault.retry else "the match is forfeited"
+    return f"fault {kind} ({fault.rule or 'no rule'}){where}: {fault.message} -- {then}"
+
+
+# --- The Play stream ----------------------------------------------------------------------------
+
+
+class _Outbox:
+    """The bot's side of the stream: a queue that grpc drains from its own thread."""
+
+    def __init__(self) -> None:
+        self._queue: queue.SimpleQueue[pb.BotMessage | None] = queue.SimpleQueue()
+        self._closed = False
+
+    def send(self, message: pb.BotMessage) -> None:
+        if not self._closed:
+            self._queue.put(message)
+
+    def close(self) -> None:
+        """Half-close the bot's side (idempotent)."""
+        if not self._closed:
+            self._closed = True
+            self._queue.put(None)
+
+    def __iter__(self) -> Iterator[pb.BotMessage]:
+        while (message := self._queue.get()) is not None:
+            yield message
+
+
+def play(
+    channel: Any,
+    decide: Decide,
+    hello: pb.Hello,
+    *,
+    on_message: OnMessage | None = None,
+    max_matches: int | None = None,
+    err: TextIO | None = None,
+) -> int:
+    """Play over an open channel until the referee ends the stream; return an exit code.
+
+    ``on_message`` sees every referee message first (for bots that keep their own state).
+    ``max_matches``: half-close after that many MatchEnds, i.e. ask for no further match.
+    """
+    err = sys.stderr if err is None else err
+    name = hello.bot_name or "bot"
+    outbox = _Outbox()
+    outbox.send(pb.BotMessage(hello=hello))
+    # The generated stub is untyped (grpc ships no stubs); Play returns a response iterator.
+    stub = pb_grpc.RefereeStub(channel)  # type: ignore[no-untyped-call]
+    call = stub.Play(iter(outbox))
+    matches = 0
+    try:
+        for message in call:
+            if on_message is not None:
+                on_message(message)
+            kind = message.WhichOneof("kind")
+            if kind == "decision_request":
+                request = message.decision_request
+                action = decide(request)
+                reply = pb.ActionReply(request_id=request.request_id, action=action)
+                outbox.send(pb.BotMessage(action_reply=reply))
+            elif kind == "fault":
+                print(f"{name}: {format_fault(message.fault)}", file=err, flush=True)
+            elif kind == "match_end":
+                matches += 1
+                if max_matches is not None and matches >= max_matches:
+                    outbox.close()
+    except grpc.RpcError as exc:
+        code = exc.code() if hasattr(exc, "code") else None
+        details = exc.details() if hasattr(exc, "details") else str(exc)
+        status = code.name if code is not None else "ERROR"
+        print(f"{name}: the referee ended the stream: {status}: {details}", file=err, flush=True)
+        return EXIT_ERROR
+    except KeyboardInterrupt:
+        call.cancel()
+        return EXIT_INTERRUPTED
+    except Exception:
+        # A bug in the bot: say so and leave; the referee records the disconnection.
+        print(f"{name}: the bot raised an exception; leaving the stream", file=err)
+        traceback.print_exc(file=err)
+        call.cancel()
+        return EXIT_ERROR
+    finally:
+        outbox.close()
+    return EXIT_OK
+
+
+def run_bot(
+    decide: Decide,
+    name: str,
+    version: str = "0.1.0",
+    *,
+    config: BotConfig | None = None,
+    on_message: OnMessage | None = None,
+    max_matches: int | None = None,
+    connect_timeout: float = 10.0,
+) -> int:
+    """Connect with the launch environment (or ``config``), play, and return an exit code."""
+    if config is None:
+        try:
+            config = config_from_env()
+        except ConfigError as exc:
+            print(f"{name}: {exc}", file=sys.stderr)
+            return EXIT_CONFIG
+    hello = pb.Hello(
+        token=config.token, bot_name=name, bot_version=version, protocol_version=PROTOCOL_VERSION
+    )
+    channel = grpc.insecure_channel(config.address)
+    try:
+        try:
+            grpc.channel_ready_future(channel).result(timeout=connect_timeout)
+        except grpc.FutureTimeoutError:
+            print(
+                f"{name}: cannot connect to the referee at {config.address} "
+                f"within {connect_timeout:g} s",
+                file=sys.stderr,
+            )
+            return EXIT_ERROR
+        return play(channel, decide, hello, on_message=on_message, max_matches=max_matches)
+    finally:
+        channel.close()
+
+
+def bot_main(
+    decide: Decide,
+    name: str,
+    version: str = "0.1.0",
+    *,
+    on_message: OnMessage | None = None,
+    max_matches: int | None = None,
+) -> NoReturn:
+    """:func:`run_bot` with the launch environment, then exit the process with its code."""
+    raise SystemExit(run_bot(decide, name, version, on_message=on_message, max_matches=max_matches))
