@@ -27,6 +27,7 @@ from __future__ import annotations
 import os
 import queue
 import sys
+import threading
 import traceback
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -46,6 +47,7 @@ __all__ = [
     "BotConfig",
     "ConfigError",
     "Decide",
+    "OnMessage",
     "action_kind",
     "bot_main",
     "card_index",
@@ -215,12 +217,15 @@ def play(
     *,
     on_message: OnMessage | None = None,
     max_matches: int | None = None,
+    connect_timeout: float | None = 10.0,
     err: TextIO | None = None,
 ) -> int:
-    """Play over an open channel until the referee ends the stream; return an exit code.
+    """Play over an open ``grpc.Channel`` until the referee ends the stream; return an exit code.
 
     ``on_message`` sees every referee message first (for bots that keep their own state).
     ``max_matches``: half-close after that many MatchEnds, i.e. ask for no further match.
+    ``connect_timeout``: seconds to wait for the referee's first message (the call waits for the
+    server to come up until then); ``None`` waits forever.
     """
     err = sys.stderr if err is None else err
     name = hello.bot_name or "bot"
@@ -228,10 +233,26 @@ def play(
     outbox.send(pb.BotMessage(hello=hello))
     # The generated stub is untyped (grpc ships no stubs); Play returns a response iterator.
     stub = pb_grpc.RefereeStub(channel)  # type: ignore[no-untyped-call]
-    call = stub.Play(iter(outbox))
+    call = stub.Play(iter(outbox), wait_for_ready=True)
+    # A timer, not grpc.channel_ready_future: the latter leaves a connectivity-polling thread
+    # behind that makes closing the channel take 200 ms.
+    timed_out = threading.Event()
+    timer: threading.Timer | None = None
+    if connect_timeout is not None:
+
+        def give_up() -> None:
+            timed_out.set()
+            call.cancel()
+
+        timer = threading.Timer(connect_timeout, give_up)
+        timer.daemon = True
+        timer.start()
     matches = 0
     try:
         for message in call:
+            if timer is not None:
+                timer.cancel()
+                timer = None
             if on_message is not None:
                 on_message(message)
             kind = message.WhichOneof("kind")
@@ -247,6 +268,13 @@ def play(
                 if max_matches is not None and matches >= max_matches:
                     outbox.close()
     except grpc.RpcError as exc:
+        if timed_out.is_set():
+            print(
+                f"{name}: no answer from the referee within {connect_timeout:g} s",
+                file=err,
+                flush=True,
+            )
+            return EXIT_ERROR
         code = exc.code() if hasattr(exc, "code") else None
         details = exc.details() if hasattr(exc, "details") else str(exc)
         status = code.name if code is not None else "ERROR"
@@ -262,6 +290,8 @@ def play(
         call.cancel()
         return EXIT_ERROR
     finally:
+        if timer is not None:
+            timer.cancel()
         outbox.close()
     return EXIT_OK
 
@@ -274,7 +304,7 @@ def run_bot(
     config: BotConfig | None = None,
     on_message: OnMessage | None = None,
     max_matches: int | None = None,
-    connect_timeout: float = 10.0,
+    connect_timeout: float | None = 10.0,
 ) -> int:
     """Connect with the launch environment (or ``config``), play, and return an exit code."""
     if config is None:
@@ -288,16 +318,14 @@ def run_bot(
     )
     channel = grpc.insecure_channel(config.address)
     try:
-        try:
-            grpc.channel_ready_future(channel).result(timeout=connect_timeout)
-        except grpc.FutureTimeoutError:
-            print(
-                f"{name}: cannot connect to the referee at {config.address} "
-                f"within {connect_timeout:g} s",
-                file=sys.stderr,
-            )
-            return EXIT_ERROR
-        return play(channel, decide, hello, on_message=on_message, max_matches=max_matches)
+        return play(
+            channel,
+            decide,
+            hello,
+            on_message=on_message,
+            max_matches=max_matches,
+            connect_timeout=connect_timeout,
+        )
     finally:
         channel.close()
 
