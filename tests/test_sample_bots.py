@@ -566,3 +566,21 @@ def test_bot_process_plays_against_the_fake_referee(
     assert len(referee.replies) == 2
     for reply, req in zip(referee.replies, referee.requests, strict=True):
         assert reply.action in req.legal_actions
+
+
+def test_the_minimal_bot_of_the_guide_plays(
+    fake_referee: tuple[FakeReferee, str], tmp_path: Path
+) -> None:
+    # docs/writing-a-bot.md shows a complete bot; it must run as printed.
+    guide = (ROOT / "docs" / "writing-a-bot.md").read_text(encoding="utf-8")
+    code = guide.split("```python\n", 1)[1].split("```", 1)[0]
+    script = tmp_path / "minimal_bot.py"
+    script.write_text(code, encoding="utf-8")
+    referee, address = fake_referee
+    env = {**os.environ, "GINREF_ADDRESS": address, "GINREF_TOKEN": TOKEN}
+    proc = subprocess.run(
+        [sys.executable, str(script)], env=env, capture_output=True, text=True, timeout=60
+    )
+    assert proc.returncode == EXIT_OK, proc.stderr
+    assert referee.hellos[0].bot_name == "minimal-bot"
+    assert [action_kind(r.action) for r in referee.replies] == ["pass_offer", "draw_stock"]
