@@ -158,6 +158,11 @@ class _Tally:
 
 _DISCARD = [Discard(c) for c in range(52)]
 _KNOCK = [Knock(c) for c in range(52)]
+# The Discard actions of each suit's 13-bit mask, so a hand's list is four look-ups.
+_SUIT_DISCARDS: tuple[tuple[tuple[Discard, ...], ...], ...] = tuple(
+    tuple(tuple(_DISCARD[13 * s + r] for r in range(13) if m >> r & 1) for m in range(8192))
+    for s in range(4)
+)
 _DRAW_STOCK = DrawStock()
 _DRAW_DISCARD = DrawDiscard()
 _PASS = Pass()
@@ -390,19 +395,19 @@ class Match:
         knock with any valid arrangement of deadwood <= L is legal too. In the defender phase the
         optimal declaration is listed; any valid declaration is legal.
         """
-        phase = self.phase
-        if phase is Phase.MATCH_OVER:
+        if self.result is not None:
             return []
-        if phase is Phase.CHOOSE_DEALER:
+        if self.chooser is not None:
             return [ChooseDeal(True), ChooseDeal(False)]
         h = self.hand
+        phase = h.phase
+        if phase is Phase.DRAW:
+            # The common case needs no look-ahead: a top discard nobody is barred from.
+            if h.barred is None and not h.stock_only and h.pile:
+                return [_DRAW_STOCK, _DRAW_DISCARD]
+            return [_DRAW_STOCK, _DRAW_DISCARD] if self._may_take_discard() else [_DRAW_STOCK]
         if phase is Phase.UPCARD_OFFER:
             return [_DRAW_DISCARD, _PASS]
-        if phase is Phase.DRAW:
-            out: list[Action] = [_DRAW_STOCK]
-            if self._may_take_discard():
-                out.append(_DRAW_DISCARD)
-            return out
         if phase is Phase.WALL:
             if self.rules.wall_rule == "rlcard":
                 return [_DRAW_DISCARD, _DECLARE_DEAD]
@@ -411,10 +416,15 @@ class Match:
             opts = self._discard_options()
             acts: list[Action] = []
             if not opts.forced_gin:
-                acts = [_DISCARD[c] for c in cards_of(opts.discards)]
-            for card in sorted(opts.knocks):
-                if not opts.forced_gin or opts.knocks[card] == 0:
-                    acts.append(_KNOCK[card])
+                m = opts.discards
+                acts = [
+                    *_SUIT_DISCARDS[0][m & 0x1FFF],
+                    *_SUIT_DISCARDS[1][m >> 13 & 0x1FFF],
+                    *_SUIT_DISCARDS[2][m >> 26 & 0x1FFF],
+                    *_SUIT_DISCARDS[3][m >> 39 & 0x1FFF],
+                ]
+            if opts.knocks:
+                acts += self._knock_actions(opts)
             if opts.big_gin:
                 acts.append(BigGin())
             return acts
@@ -425,6 +435,14 @@ class Match:
                 DefenderPlay(tuple(m.cards for m in play.melds), tuple(c for c, _ in play.layoffs))
             ]
         raise EngineError(f"no legal actions defined for phase {phase}")
+
+    @staticmethod
+    def _knock_actions(opts: _DiscardOptions) -> list[Action]:
+        return [
+            _KNOCK[card]
+            for card in sorted(opts.knocks)
+            if not opts.forced_gin or opts.knocks[card] == 0
+        ]
 
     def is_legal(self, action: Action) -> bool:
         """Whether :meth:`apply` would accept ``action``."""

@@ -186,6 +186,20 @@ def min_deadwood(cards: int | Iterable[Card]) -> int:
     return best
 
 
+def _after_discard(a: int, b: int, c: int, d: int) -> int:
+    """Runs-only deadwood of four suit masks after the best single discard."""
+    wa, wb, wc, wd = RUN_DW[a], RUN_DW[b], RUN_DW[c], RUN_DW[d]
+    return (
+        wa + wb + wc + wd + min(RUN_DW1[a] - wa, RUN_DW1[b] - wb, RUN_DW1[c] - wc, RUN_DW1[d] - wd)
+    )
+
+
+# For a rank's suit pattern (bit s = suit s present), the patterns of sets that can be taken.
+_SET_OPTIONS: tuple[tuple[int, ...], ...] = tuple(
+    (0, 15, 14, 13, 11, 7) if p == 15 else (0, p) for p in range(16)
+)
+
+
 def min_deadwood_after_discard(cards: int | Iterable[Card]) -> int:
     """Minimum over every discard ``d`` of ``dw*(cards - d)`` (the 11-card figure)."""
     mask = cards if isinstance(cards, int) else mask_of(cards)
@@ -193,20 +207,24 @@ def min_deadwood_after_discard(cards: int | Iterable[Card]) -> int:
     b = mask >> 13 & SUIT_MASK
     c = mask >> 26 & SUIT_MASK
     d = mask >> 39 & SUIT_MASK
-    if not ((a & b & (c | d)) | (c & d & (a | b))):
+    trips = (a & b & (c | d)) | (c & d & (a | b))
+    if not trips:
         # No rank holds three cards: no sets, so each suit is independent.
-        wa, wb, wc, wd = RUN_DW[a], RUN_DW[b], RUN_DW[c], RUN_DW[d]
-        total = wa + wb + wc + wd
-        return total + min(RUN_DW1[a] - wa, RUN_DW1[b] - wb, RUN_DW1[c] - wc, RUN_DW1[d] - wd)
-    best = _INF
-    for ra, rb, rc, rd, _ in _set_choices(a, b, c, d):
-        total = RUN_DW[ra] + RUN_DW[rb] + RUN_DW[rc] + RUN_DW[rd]
-        for x in (ra, rb, rc, rd):
-            if x:
-                v = total - RUN_DW[x] + RUN_DW1[x]
-                if v < best:
-                    best = v
-    return best
+        return _after_discard(a, b, c, d)
+    if not trips & (trips - 1):
+        # One rank with three or four cards (the usual case): try each way to meld it.
+        r = trips.bit_length() - 1
+        pattern = (a >> r & 1) | (b >> r & 1) << 1 | (c >> r & 1) << 2 | (d >> r & 1) << 3
+        return min(
+            _after_discard(
+                a ^ trips if p & 1 else a,
+                b ^ trips if p & 2 else b,
+                c ^ trips if p & 4 else c,
+                d ^ trips if p & 8 else d,
+            )
+            for p in _SET_OPTIONS[pattern]
+        )
+    return min(_after_discard(ra, rb, rc, rd) for ra, rb, rc, rd, _ in _set_choices(a, b, c, d))
 
 
 def deadwood_by_discard(cards: int | Iterable[Card]) -> dict[Card, int]:
