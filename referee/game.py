@@ -812,8 +812,10 @@ class Match:
         h.pile.append(card)
         h.events.append(Event(seat, "discard", card))
         repeat = h.taken == card
-        if repeat and rules.discard_taken_card == "allowed_gra" and not h.taken_upcard:
-            h.barred = (card, 1 - seat)
+        # R4.3 allowed_gra: the card's first discarder may take it back on their next turn only
+        # to knock; the upcard was nobody's discard, and any other discard lifts the bar.
+        barring = repeat and rules.discard_taken_card == "allowed_gra" and not h.taken_upcard
+        h.barred = (card, 1 - seat) if barring else None
         h.taken = None
         h.taken_upcard = False
         h.opening = False
