@@ -92,8 +92,10 @@ DEFAULT_KILL_GRACE = 2.0
 # disconnect rather than a crash.
 CRASH_PROBE = 0.5
 
-# Called with (seat, message) just before each message is written to that seat (tests, tools).
-OnSend = Callable[[int, pb.RefereeMessage], None]
+# Called with (seat, message, hand) just before each message is written to that seat, where
+# ``hand`` is the engine's hand the message is about (None before the first deal): tests use it
+# to check every message against the cards hidden from that seat at that moment.
+OnSend = Callable[[int, pb.RefereeMessage, Hand | None], None]
 
 
 @dataclass(frozen=True, slots=True)
@@ -437,10 +439,11 @@ class _Session:
             if waiter is not None and waiter.seat is seat and waiter.request_id == rid:
                 if not waiter.future.done():
                     waiter.future.set_result((message.action_reply, arrived))
-                return
-            if rid in conn.abandoned:
+                    return
+                why = f"a second reply to request {rid}: no request is outstanding"
+            elif rid in conn.abandoned:
                 return  # a late answer to a request that timed out or was retried
-            if seat.outstanding is None:
+            elif seat.outstanding is None:
                 why = f"a reply to request {rid}, but no request is outstanding for this seat"
             else:
                 why = f"a reply to request {rid}, but the outstanding request is {seat.outstanding}"
@@ -494,7 +497,7 @@ class _Session:
         if link is None or not seat.conn.reachable:
             return
         if self._on_send is not None:
-            self._on_send(seat.index, message)
+            self._on_send(seat.index, message, self.hand)
         try:
             await link.send(message)
         except DisconnectedError as exc:
@@ -664,7 +667,7 @@ class _Session:
         await self.send_both(lambda _s: message)
 
     async def _start_hand(self, hand: Hand) -> None:
-        self.hand = hand
+        self.hand = hand  # from here on, messages are about this hand
         self.log.write(
             "deal",
             hand=hand.number + 1,
@@ -731,7 +734,7 @@ class _Session:
             fault: Fault | None = None
             try:
                 if self._on_send is not None:
-                    self._on_send(seat.index, request)
+                    self._on_send(seat.index, request, self.hand)
                 await link.send(request)
                 reply, arrived = await wait_reply(future, deadline)
             except DisconnectedError as exc:

@@ -1,0 +1,179 @@
+"""Engine values <-> wire messages (referee.convert): actions, malformed input, views, results."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from referee.actions import (
+    Action,
+    BigGin,
+    ChooseDeal,
+    DeclareDead,
+    DefenderPlay,
+    Discard,
+    DrawDiscard,
+    DrawStock,
+    Knock,
+    Pass,
+)
+from referee.cards import card_str, parse_card, parse_cards
+from referee.convert import (
+    EventEncoder,
+    action_from_pb,
+    action_pb,
+    decision_request_pb,
+    hand_result_pb,
+    hand_start_pb,
+    observation_pb,
+    rules_pb,
+)
+from referee.errors import MalformedActionError
+from referee.game import Match, Phase
+from referee.observation import observe
+from referee.rules import PROFILES, Rules
+from referee.wire import ginrummy_pb2 as pb
+
+C = parse_card
+
+
+def cards(text: str) -> tuple[int, ...]:
+    return tuple(parse_cards(text.split()))
+
+
+ACTIONS: list[Action] = [
+    DrawStock(),
+    DrawDiscard(),
+    Pass(),
+    DeclareDead(),
+    Discard(C("TD")),
+    Knock(C("KS")),
+    Knock(C("KS"), (cards("3S 4S 5S"), cards("7H 7D 7C"))),
+    BigGin(),
+    BigGin((cards("AC 2C 3C"),)),
+    DefenderPlay((cards("9H TH JH"),), cards("6S")),
+    DefenderPlay((), ()),
+    ChooseDeal(True),
+    ChooseDeal(False),
+]
+
+
+@pytest.mark.parametrize("action", ACTIONS, ids=str)
+def test_every_action_kind_round_trips(action: Action) -> None:
+    wire = pb.Action.FromString(action_pb(action).SerializeToString())
+    assert action_from_pb(wire) == action
+
+
+def test_a_knock_without_arrangement_leaves_it_absent() -> None:
+    assert not action_pb(Knock(C("KS"))).knock.HasField("arrangement")
+    assert action_pb(Knock(C("KS"), ())).knock.HasField("arrangement")
+
+
+@pytest.mark.parametrize("text", ["10D", "td", "T♦", "XX", "", " TD", "TDD"])
+def test_only_canonical_cards_are_read(text: str) -> None:
+    with pytest.raises(MalformedActionError, match="is not a card"):
+        action_from_pb(pb.Action(discard=pb.Discard(card=text)))
+
+
+def test_an_action_without_kind_is_malformed() -> None:
+    with pytest.raises(MalformedActionError, match="no kind"):
+        action_from_pb(pb.Action())
+
+
+HAND = cards("3S 4S 5S 7H 7D 7C 9C TC JC TD KS")
+
+
+def knock(melds: list[str], deadwood: list[str], discard: str = "KS") -> pb.Action:
+    arrangement = pb.Arrangement(melds=[pb.Meld(cards=m.split()) for m in melds], deadwood=deadwood)
+    return pb.Action(knock=pb.Knock(discard=discard, arrangement=arrangement))
+
+
+def test_duplicate_cards_in_an_arrangement_are_malformed() -> None:
+    with pytest.raises(MalformedActionError, match="7H appears twice"):
+        action_from_pb(knock(["7H 7D 7C", "7H 8H 9H"], []), HAND)
+    with pytest.raises(MalformedActionError, match="KS appears twice"):
+        action_from_pb(knock(["3S 4S 5S"], ["KS"]), HAND)
+
+
+def test_declared_deadwood_must_be_the_rest_of_the_hand() -> None:
+    melds = ["3S 4S 5S", "7H 7D 7C", "9C TC JC"]
+    ok = action_from_pb(knock(melds, ["TD"]), HAND)
+    assert ok == Knock(C("KS"), (cards("3S 4S 5S"), cards("7H 7D 7C"), cards("9C TC JC")))
+    assert action_from_pb(knock(melds, []), HAND) == ok  # empty: the referee fills it in
+    with pytest.raises(MalformedActionError, match="not the cards outside the melds"):
+        action_from_pb(knock(melds, ["QD"]), HAND)
+
+
+def test_duplicate_in_a_defender_play_is_malformed() -> None:
+    play = pb.DefenderPlay(melds=[pb.Meld(cards=["9H", "TH", "JH"])], layoffs=["9H"])
+    with pytest.raises(MalformedActionError, match="appears twice"):
+        action_from_pb(pb.Action(defender_play=play))
+
+
+@pytest.mark.parametrize("profile", list(PROFILES))
+def test_rules_carry_every_parameter_spelled_as_in_the_rules(profile: str) -> None:
+    rules = Rules.profile(profile)
+    msg = rules_pb(rules)
+    assert msg.profile == profile
+    assert set(msg.params) == set(rules.to_dict()) - {"profile_name"}
+    assert all(v == v.strip() and v for v in msg.params.values())
+    assert msg.params["undercut_on_tie"] in ("on", "off")
+    assert Rules.from_dict({"profile_name": profile, **dict(msg.params)}) == rules
+
+
+def test_events_hide_the_opponents_stock_draws_and_name_the_upcard_take() -> None:
+    match = Match(Rules.profile("standard"), 3, first_dealer=0)
+    match.apply(DrawDiscard())  # seat 1 takes the upcard
+    match.apply(Discard(observe(match, 1).hand[0]))
+    match.apply(DrawStock())  # seat 0 draws from the stock
+    drawn = match.hand.events[-1].card
+    encoders = [EventEncoder(0), EventEncoder(1)]
+    for seat in (0, 1):
+        encoders[seat].sync(match.hand.events, None)
+    kinds = [e.WhichOneof("kind") for e in encoders[1].events]
+    assert kinds == ["take_upcard", "discard", "draw_stock"]
+    assert encoders[1].events[2].draw_stock.card == ""
+    assert drawn is not None and encoders[0].events[2].draw_stock.card == card_str(drawn)
+    # The observation's own events agree with the raw ones, filtered the same way.
+    fresh = EventEncoder(1)
+    obs = observation_pb(observe(match, 1), fresh)
+    assert list(obs.events) == list(encoders[1].events)
+
+
+def test_decision_request_lists_the_legal_actions_and_the_clock() -> None:
+    match = Match(Rules.profile("standard"), 5, first_dealer=1)
+    obs = observe(match, 0)
+    msg = decision_request_pb(obs, EventEncoder(0), 9, 1500, 1000, 500).decision_request
+    assert msg.request_id == 9 and (msg.time_left_ms, msg.move_time_ms, msg.bank_ms) == (
+        1500,
+        1000,
+        500,
+    )
+    assert [action_from_pb(a) for a in msg.legal_actions] == match.legal_actions()
+    assert msg.observation.phase == pb.PHASE_UPCARD_OFFER
+    assert msg.observation.hand_number == 1 and msg.observation.to_act == 0
+    assert len(msg.observation.hand) == 10 and msg.observation.stock_size == 31
+    start = hand_start_pb(obs).hand_start
+    assert list(start.hand) == list(msg.observation.hand) and start.upcard == msg.observation.upcard
+
+
+def test_hand_results_convert_with_the_showdown() -> None:
+    rng = random.Random(1)
+    match = Match(Rules.profile("standard"), 8)
+    while not match.hand_results or match.hand_results[-1].knocker is None:
+        if match.phase is Phase.MATCH_OVER:
+            match = Match(Rules.profile("standard"), rng.randrange(1000))
+        legal = match.legal_actions()
+        knocks = [a for a in legal if isinstance(a, Knock)]
+        match.apply(knocks[0] if knocks else rng.choice(legal))
+    result = match.hand_results[-1]
+    msg = hand_result_pb(result)
+    assert msg.hand_number == result.number + 1
+    assert msg.knocker == result.knocker and msg.HasField("showdown")
+    assert msg.showdown.knocker_deadwood == result.knocker_deadwood
+    assert msg.showdown.defender_deadwood == result.defender_deadwood
+    assert msg.HasField("winner") == (result.winner is not None)
+    assert [list(h.cards) for h in msg.final_hands] == [
+        [card_str(c) for c in h] for h in result.final_hands
+    ]
