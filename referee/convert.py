@@ -412,6 +412,84 @@ def observation_pb(
     return msg
 
 
+class SeatRequests:
+    """One seat's DecisionRequest message, kept for the match and updated in place.
+
+    Building a fresh request copies the rules map, the hand's whole event history and the last
+    hand result every time (about 95 µs a decision); here the rules are set once per match, the
+    last hand result once per hand, and only new events are appended. The message returned by
+    :meth:`request` is reused: write it (grpc serializes it at once) or copy it to keep it.
+    """
+
+    def __init__(self, seat: int, rules: Rules) -> None:
+        self.encoder = EventEncoder(seat)
+        self.message = pb.RefereeMessage()
+        self._request = self.message.decision_request
+        obs = self._request.observation
+        obs.seat = seat
+        obs.rules.CopyFrom(rules_pb(rules))
+        obs.scores.extend([pb.SeatScore(), pb.SeatScore()])
+        self._rules = rules
+        self._last_hand: HandResult | None = None
+
+    def new_hand(self) -> None:
+        """Forget the events of the previous hand."""
+        self.encoder.reset()
+        del self._request.observation.events[:]
+
+    def request(
+        self,
+        obs: Observation,
+        request_id: int,
+        time_left_ms: int,
+        move_time_ms: int,
+        bank_ms: int,
+        extra_boxes: Sequence[int] = (0, 0),
+    ) -> pb.RefereeMessage:
+        """The request for ``obs`` (the same fields as :func:`decision_request_pb`)."""
+        self.encoder.sync(obs.events, obs.knock)
+        req = self._request
+        req.request_id = request_id
+        req.time_left_ms = time_left_ms
+        req.move_time_ms = move_time_ms
+        req.bank_ms = bank_ms
+        del req.legal_actions[:]
+        req.legal_actions.extend([action_pb(a) for a in obs.legal_actions])
+        o = req.observation
+        events = self.encoder.events
+        if len(o.events) < len(events):
+            o.events.extend(events[len(o.events) :])
+        o.phase = _PHASES[obs.phase]
+        o.to_act = -1 if obs.to_act is None else obs.to_act
+        del o.hand[:]
+        o.hand.extend([CARD_STRINGS[c] for c in obs.hand])
+        del o.discard_pile[:]
+        o.discard_pile.extend([CARD_STRINGS[c] for c in obs.discard_pile])
+        o.stock_size = obs.stock_size
+        o.knock_limit = obs.knock_limit
+        o.knock_limit_from_upcard = _limit_from_upcard(obs.rules, obs.upcard)
+        o.upcard = _card_pb(obs.upcard)
+        del o.opponent_known_cards[:]
+        o.opponent_known_cards.extend([CARD_STRINGS[c] for c in obs.opponent_known])
+        o.taken_card = _card_pb(obs.taken)
+        o.barred_card = _card_pb(obs.barred)
+        o.must_knock = obs.must_knock
+        for s in (0, 1):
+            score = o.scores[s]
+            score.points = obs.scores[s]
+            score.hands_won = obs.hands_won[s]
+            score.extra_boxes = extra_boxes[s]
+        o.dealer = obs.dealer
+        o.hand_number = 0 if obs.phase is Phase.CHOOSE_DEALER else obs.hand_number + 1
+        if obs.last_hand is not self._last_hand:
+            self._last_hand = obs.last_hand
+            if obs.last_hand is None:
+                o.ClearField("last_hand_result")
+            else:
+                o.last_hand_result.CopyFrom(hand_result_pb(obs.last_hand))
+        return self.message
+
+
 def _limit_from_upcard(rules: Rules, upcard: Card | None) -> bool:
     return rules.knock_limit_mode == "oklahoma" and upcard is not None
 

@@ -45,9 +45,9 @@ from referee.actions import Action, ChooseDeal, action_to_dict
 from referee.cards import card_str
 from referee.convert import (
     EventEncoder,
+    SeatRequests,
     action_from_pb,
     choose_deal_event_pb,
-    decision_request_pb,
     fault_pb,
     hand_end_pb,
     hand_start_pb,
@@ -332,8 +332,13 @@ class _Seat:
     conn: _Conn
     bank: float
     retries_left: int
-    encoder: EventEncoder
+    requests: SeatRequests
     outstanding: int | None = None
+
+    @property
+    def encoder(self) -> EventEncoder:
+        """The seat's public events of the current hand, as sent."""
+        return self.requests.encoder
 
 
 @dataclass(slots=True)
@@ -372,7 +377,13 @@ class _Session:
         self._on_send = on_send
         self._loop = asyncio.get_running_loop()
         self.seats = [
-            _Seat(s, conns[plan.bots_by_seat[s]], options.bank, options.retries, EventEncoder(s))
+            _Seat(
+                s,
+                conns[plan.bots_by_seat[s]],
+                options.bank,
+                options.retries,
+                SeatRequests(s, rules),
+            )
             for s in (0, 1)
         ]
         self._seat_of = {id(seat.conn): seat for seat in self.seats}
@@ -677,7 +688,7 @@ class _Session:
             knock_limit=hand.limit,
         )
         for seat in self.seats:
-            seat.encoder.reset()
+            seat.requests.new_hand()
             await self.send(seat, hand_start_pb(observe(self.match, seat.index)))
 
     async def _send_events(self, hand: Hand) -> None:
@@ -719,9 +730,8 @@ class _Session:
             obs = observe(m, seat.index)
             rid = conn.request_id()
             left = max(0.0, deadline - loop.time())
-            request = decision_request_pb(
+            request = seat.requests.request(
                 obs,
-                seat.encoder,
                 rid,
                 int(left * 1000),
                 self._move_ms,

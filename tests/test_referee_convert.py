@@ -177,3 +177,33 @@ def test_hand_results_convert_with_the_showdown() -> None:
     assert [list(h.cards) for h in msg.final_hands] == [
         [card_str(c) for c in h] for h in result.final_hands
     ]
+
+
+@pytest.mark.parametrize("profile", ["standard", "oklahoma", "rlcard"])
+def test_requests_updated_in_place_equal_fresh_ones(profile: str) -> None:
+    from referee.convert import SeatRequests
+
+    rules = Rules.profile(profile)
+    rng = random.Random(7)
+    checked = 0
+    for seed in range(6):
+        match = Match(rules, seed)
+        fresh = [EventEncoder(0), EventEncoder(1)]
+        kept = [SeatRequests(0, rules), SeatRequests(1, rules)]
+        hand = match.hand
+        while match.result is None and len(match.hand_results) < 3:
+            if match.hand is not hand:
+                hand = match.hand
+                for s in (0, 1):
+                    fresh[s].reset()
+                    kept[s].new_hand()
+            seat = match.to_act
+            assert seat is not None
+            obs = observe(match, seat)
+            expected = decision_request_pb(obs, fresh[seat], checked + 1, 900, 500, 400, (1, 2))
+            assert kept[seat].request(obs, checked + 1, 900, 500, 400, (1, 2)) == expected
+            checked += 1
+            legal = match.legal_actions()
+            knocks = [a for a in legal if isinstance(a, Knock)]
+            match.apply(knocks[0] if knocks else rng.choice(legal))
+    assert checked > 300

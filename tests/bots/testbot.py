@@ -38,6 +38,7 @@ import os
 import signal
 import subprocess
 import sys
+import time
 
 import grpc  # type: ignore[import-untyped]
 
@@ -118,6 +119,7 @@ async def main(mode: str, arg: float) -> int:
         if mode == "twice":
             await expect_refused(channel, token, grpc.StatusCode.ALREADY_EXISTS)
         decisions = 0
+        think = 0.0
         faulted_once = False
         while True:
             message = await call.read()
@@ -131,7 +133,9 @@ async def main(mode: str, arg: float) -> int:
                 continue
             request = message.decision_request
             decisions += 1
+            began = time.perf_counter()
             action = request.legal_actions[0] if mode == "first" else choose(request)
+            think += time.perf_counter() - began
             rid = request.request_id
             if decisions == at or (mode == "illegal_once" and decisions > at and not faulted_once):
                 if mode == "crash":
@@ -162,6 +166,7 @@ async def main(mode: str, arg: float) -> int:
             await call.write(reply)
             if mode == "double" and decisions == at:
                 await call.write(reply)
+    print(f"decisions {decisions} think_seconds {think:.6f}", flush=True)
     if mode == "stubborn":
         signal.signal(signal.SIGTERM, signal.SIG_IGN)
         await sleep_forever()
