@@ -23,7 +23,13 @@ import grpc
 import pytest
 
 from referee.cards import cards_of, parse_cards
+from referee.convert import EventEncoder, action_from_pb, decision_request_pb
+from referee.errors import RulesError
+from referee.game import Match, Termination
+from referee.match_runner import BotSpec, RefereeOptions, run_match
 from referee.melds import deadwood_by_discard
+from referee.observation import observe
+from referee.rules import PROFILES, Rules
 from referee.wire import ginrummy_pb2 as pb
 from referee.wire import ginrummy_pb2_grpc as pb_grpc
 from sample_bots import greedy_bot, random_bot
@@ -584,3 +590,96 @@ def test_the_minimal_bot_of_the_guide_plays(
     assert proc.returncode == EXIT_OK, proc.stderr
     assert referee.hellos[0].bot_name == "minimal-bot"
     assert [action_kind(r.action) for r in referee.replies] == ["pass_offer", "draw_stock"]
+
+
+# --- The sample bots on real positions: engine -> wire request -> bot -> engine -----------------
+
+SIM_VARIANTS: tuple[dict[str, object], ...] = (
+    {},
+    {"discard_taken_card": "allowed_gra", "wall_rule": "fiftieth_card_pagat"},
+    {"wall_rule": "fiftieth_card_gamecolony", "knock_limit": 0},
+    {"defender_play": "declared", "first_dealer": "cut_high_chooses"},
+    {"big_gin_bonus": 31, "knock_limit": 0},
+)
+
+
+def _sim_rules() -> list[tuple[str, Rules]]:
+    out = []
+    for profile in PROFILES:
+        for variant in SIM_VARIANTS:
+            try:
+                rules = Rules.profile(profile, **variant)
+            except RulesError:
+                continue  # e.g. a wall variant on a profile that cannot have it
+            out.append((f"{profile}{variant or ''}", rules))
+    # The rlcard wall (R7.5) is reached only in long hands: straight gin makes them long.
+    out.append(("rlcard{knock_limit: 0}", Rules.profile("rlcard", knock_limit=0)))
+    return out
+
+
+def test_bots_answer_every_real_request_legally() -> None:
+    # Greedy against a seeded random bot and against itself, under every profile and the
+    # variants that open the less common phases; every answer must be an entry of the request's
+    # legal list and accepted by the engine. Greedy ends hands long before the stock runs low,
+    # so in a third pairing seat 0 plays randomly until the stock is down to 6 cards and
+    # greedily after that: that is how the greedy bot reaches the wall (§7). The phases and kinds
+    # of the greedy bot's answers are collected, so the test fails if it stops reaching one.
+    seen: set[str] = set()
+    for label, rules in _sim_rules():
+        for pairing in ("greedy-random", "greedy-greedy", "late-greedy"):
+            for seed in range(3):
+                match = Match(rules, seed)
+                rnd = random_bot.make_decide(seed)
+                decisions = 0
+                while match.result is None and match.hands_dealt <= 4 and decisions < 2000:
+                    seat = match.to_act
+                    assert seat is not None
+                    obs = observe(match, seat)
+                    req = decision_request_pb(
+                        obs, EventEncoder(seat), decisions + 1, 1000, 1000, 0
+                    ).decision_request
+                    if pairing == "late-greedy":
+                        greedy = seat == 0 and obs.stock_size <= 6
+                    else:
+                        greedy = seat == 0 or pairing == "greedy-greedy"
+                    action = (greedy_bot.decide if greedy else rnd)(req)
+                    assert action in req.legal_actions, (label, seed, req, action)
+                    if greedy:
+                        seen.add(f"{pb.Phase.Name(req.observation.phase)}:{action_kind(action)}")
+                        if req.observation.must_knock:
+                            seen.add("must_knock")
+                    match.apply(action_from_pb(action, obs.hand))
+                    decisions += 1
+    expected = {
+        "PHASE_CHOOSE_DEALER:choose_deal",
+        "PHASE_UPCARD_OFFER:draw_discard",
+        "PHASE_UPCARD_OFFER:pass_offer",
+        "PHASE_DRAW:draw_stock",
+        "PHASE_DRAW:draw_discard",
+        "PHASE_DISCARD:discard",
+        "PHASE_DISCARD:knock",
+        "PHASE_DISCARD:big_gin",
+        "PHASE_WALL:draw_discard",
+        "PHASE_WALL:pass_offer",
+        "PHASE_WALL:declare_dead",
+        "PHASE_DEFENDER:defender_play",
+        "must_knock",
+    }
+    assert expected <= seen, expected - seen
+
+
+def test_greedy_beats_random_in_a_real_match(tmp_path: Path) -> None:
+    # End to end: the referee launches both bots as processes (python -m ...), referees a full
+    # match over gRPC, and the match ends at the target with no fault.
+    python = sys.executable
+    greedy = BotSpec((python, "-m", "sample_bots.greedy_bot"), "greedy")
+    rnd = BotSpec(("env", "GINREF_BOT_SEED=3", python, "-m", "sample_bots.random_bot"), "random")
+    options = RefereeOptions(connect_timeout=30.0, exit_grace=2.0, kill_grace=1.0)
+    outcome = run_match(greedy, rnd, Rules.profile("standard"), 5, tmp_path, options)
+    assert outcome.faults == ()
+    assert outcome.forfeit is None
+    assert outcome.result.termination is Termination.TARGET
+    assert outcome.result.winner == 0  # greedy, seat 0
+    assert [s.name for s in outcome.seats] == ["greedy-bot", "random-bot"]
+    for seat in outcome.seats:
+        assert seat.output.read_text() == ""  # no fault or error printed by either bot
