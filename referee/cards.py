@@ -9,11 +9,13 @@ meld arithmetic a matter of shifts and table look-ups; the suit ``s`` occupies b
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
+from typing import TypeVar
 
 from referee.errors import CardError
 
 Card = int
+_V = TypeVar("_V")
 
 RANKS = "A23456789TJQK"
 SUITS = "CDHS"
@@ -116,9 +118,30 @@ def mask_of(cards: Iterable[Card]) -> int:
     return mask
 
 
-_SUIT_CARDS: tuple[tuple[tuple[Card, ...], ...], ...] = tuple(
-    tuple(tuple(13 * s + r for r in range(13) if m >> r & 1) for m in range(8192)) for s in range(4)
-)
+class LazyTable(dict[int, _V]):
+    """A look-up table over small integer keys, each entry computed on first use.
+
+    The engine's per-suit tables have 8192 entries each; building them all at import would cost
+    a bot or the command line a noticeable fraction of a second, most of it for masks a run
+    never meets. A missing key is computed once and then served at plain dict speed.
+    """
+
+    __slots__ = ("_compute",)
+
+    def __init__(self, compute: Callable[[int], _V]) -> None:
+        super().__init__()
+        self._compute = compute
+
+    def __missing__(self, key: int) -> _V:
+        value = self[key] = self._compute(key)
+        return value
+
+
+def _suit_cards(suit: int) -> LazyTable[tuple[Card, ...]]:
+    return LazyTable(lambda m: tuple(13 * suit + r for r in range(13) if m >> r & 1))
+
+
+_SUIT_CARDS = tuple(_suit_cards(s) for s in range(4))
 
 
 def cards_of(mask: int) -> list[Card]:

@@ -36,7 +36,7 @@ from referee.actions import (
     Knock,
     Pass,
 )
-from referee.cards import CARD_VALUES, Card, card_str, cards_of, mask_of
+from referee.cards import CARD_VALUES, Card, LazyTable, card_str, cards_of, mask_of
 from referee.deal import cut_cards, dealer_stream, hand_deck
 from referee.errors import CardError, EngineError, IllegalActionError
 from referee.rules import Rules
@@ -159,10 +159,13 @@ class _Tally:
 _DISCARD = [Discard(c) for c in range(52)]
 _KNOCK = [Knock(c) for c in range(52)]
 # The Discard actions of each suit's 13-bit mask, so a hand's list is four look-ups.
-_SUIT_DISCARDS: tuple[tuple[tuple[Discard, ...], ...], ...] = tuple(
-    tuple(tuple(_DISCARD[13 * s + r] for r in range(13) if m >> r & 1) for m in range(8192))
-    for s in range(4)
-)
+
+
+def _suit_discards(suit: int) -> LazyTable[tuple[Discard, ...]]:
+    return LazyTable(lambda m: tuple(_DISCARD[13 * suit + r] for r in range(13) if m >> r & 1))
+
+
+_SUIT_DISCARDS = tuple(_suit_discards(s) for s in range(4))
 _DRAW_STOCK = DrawStock()
 _DRAW_DISCARD = DrawDiscard()
 _PASS = Pass()

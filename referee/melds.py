@@ -20,6 +20,7 @@ from referee.cards import (
     RANK_VALUES,
     SUIT_MASK,
     Card,
+    LazyTable,
     card_str,
     cards_of,
     mask_of,
@@ -110,10 +111,27 @@ def _build_run_tables() -> tuple[list[int], list[tuple[int, ...]]]:
 
 RUN_DW, RUN_DECOMP = _build_run_tables()
 # Best runs-only deadwood of a suit after removing one of its cards: (rank, deadwood) pairs.
-RUN_DROP: list[tuple[tuple[int, int], ...]] = [
-    tuple((r, RUN_DW[m ^ (1 << r)]) for r in range(13) if m >> r & 1) for m in range(8192)
-]
-RUN_DW1: list[int] = [min((v for _, v in RUN_DROP[m]), default=_INF) for m in range(8192)]
+RUN_DROP: LazyTable[tuple[tuple[int, int], ...]] = LazyTable(
+    lambda m: tuple((r, RUN_DW[m ^ (1 << r)]) for r in range(13) if m >> r & 1)
+)
+
+
+def _build_drop_min() -> list[int]:
+    out = [_INF] * 8192
+    for m in range(1, 8192):
+        rest = m
+        best = _INF
+        while rest:
+            low = rest & -rest
+            rest ^= low
+            v = RUN_DW[m ^ low]
+            if v < best:
+                best = v
+        out[m] = best
+    return out
+
+
+RUN_DW1: list[int] = _build_drop_min()  # min over single removals; infinite for no cards
 
 
 def _suits(mask: int) -> tuple[int, int, int, int]:
