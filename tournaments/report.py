@@ -37,9 +37,12 @@ def format_result_line(outcome: MatchOutcome) -> str:
     final = f"{result.final[0]}-{result.final[1]}"
     how = _TERMINATION_TEXT[result.termination]
     if result.winner is None:
-        return f"Result: no winner, {final} ({how})"
+        return f"Result: no winner; final score {final} (seat 0-seat 1) ({how})"
     name = seat_name(outcome, result.winner)
-    line = f"Result: seat {result.winner} ({name}) wins {final}, margin {result.margin} ({how})"
+    line = (
+        f"Result: seat {result.winner} ({name}) wins; final score {final} (seat 0-seat 1), "
+        f"margin {result.margin} ({how})"
+    )
     if outcome.forfeit is not None:
         line += f"\nForfeit: {outcome.forfeit.describe()}"
     return line
