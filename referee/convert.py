@@ -33,7 +33,7 @@ from referee.errors import MalformedActionError
 from referee.faults import Fault, FaultKind
 from referee.game import Event, GameScore, HandOutcome, HandResult, MatchResult, Phase, Termination
 from referee.melds import Arrangement, Meld
-from referee.observation import _PRIVATE_CARD, KnockInfo, Observation
+from referee.observation import PRIVATE_CARD_EVENTS, KnockInfo, Observation
 from referee.rules import Rules
 from referee.wire import ginrummy_pb2 as pb
 
@@ -272,23 +272,22 @@ class EventEncoder:
     """One seat's wire events of the current hand, converted once and kept for the observation.
 
     Engine events go in as the hand's whole list (the engine only appends); the private cards of
-    the opponent's events are dropped by the engine's own rule (``observation._PRIVATE_CARD``),
-    so feeding it an observation's already filtered events or the hand's raw ones gives the same.
+    the opponent's events are dropped by the engine's own rule
+    (``observation.PRIVATE_CARD_EVENTS``), so feeding it an observation's already filtered
+    events or the hand's raw ones gives the same.
     """
 
-    __slots__ = ("_drawn", "consumed", "events", "seat")
+    __slots__ = ("consumed", "events", "seat")
 
     def __init__(self, seat: int) -> None:
         self.seat = seat
         self.events: list[pb.GameEvent] = []
         self.consumed = 0
-        self._drawn = False  # a draw or discard happened: a draw_discard is no longer the upcard
 
     def reset(self) -> None:
         """Start a new hand."""
         self.events = []
         self.consumed = 0
-        self._drawn = False
 
     def sync(self, events: Sequence[Event], knock: KnockInfo | None) -> list[pb.GameEvent]:
         """Convert the events not seen yet; return the new wire events."""
@@ -305,18 +304,15 @@ class EventEncoder:
         kind = event.kind
         seat = event.seat if event.seat is not None else -1
         card = event.card
-        if kind in _PRIVATE_CARD and event.seat != self.seat:
+        if kind in PRIVATE_CARD_EVENTS and event.seat != self.seat:
             card = None
+        if kind == "take_upcard":
+            return pb.GameEvent(seat=seat, take_upcard=pb.TakeUpcardEvent(card=_card_pb(card)))
         if kind == "draw_discard":
-            if not self._drawn:
-                self._drawn = True
-                return pb.GameEvent(seat=seat, take_upcard=pb.TakeUpcardEvent(card=_card_pb(card)))
             return pb.GameEvent(seat=seat, draw_discard=pb.DrawDiscardEvent(card=_card_pb(card)))
         if kind == "draw_stock":
-            self._drawn = True
             return pb.GameEvent(seat=seat, draw_stock=pb.DrawStockEvent(card=_card_pb(card)))
         if kind == "discard":
-            self._drawn = True
             return pb.GameEvent(seat=seat, discard=pb.DiscardEvent(card=_card_pb(card)))
         if kind == "pass":
             return pb.GameEvent(seat=seat, pass_offer=pb.PassEvent())

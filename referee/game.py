@@ -81,8 +81,9 @@ class Event:
     """One public or private happening of a hand; ``card`` may be hidden from the other seat."""
 
     seat: int | None
-    kind: str  # deal, draw_stock, draw_discard, pass, discard, knock, gin, big_gin, declare_dead,
-    # defender_play, choose_deal, hand_over
+    # deal, take_upcard, pass, draw_stock, draw_discard, discard, knock, gin, big_gin,
+    # declare_dead, defender_play, hand_over
+    kind: str
     card: Card | None = None
 
 
@@ -471,7 +472,7 @@ class Match:
             if kind is Discard and h.phase is Phase.DISCARD:
                 opts = self._discard_options()
                 card = action.card  # type: ignore[union-attr]
-                if not opts.forced_gin and opts.discards >> card & 1:
+                if not opts.forced_gin and card >= 0 and opts.discards >> card & 1:
                     self._do_discard(card)
                     return
         plan = self._check(action)
@@ -493,6 +494,7 @@ class Match:
     # --- validation: one function per phase, returning the mutation to perform ---------------
 
     def _check(self, action: Action) -> _Plan:
+        _check_cards(action)
         phase = self.phase
         if phase is Phase.MATCH_OVER:
             raise IllegalActionError("R9.1", "the match is over")
@@ -793,7 +795,7 @@ class Match:
         h.taken = card
         h.taken_upcard = was_phase is Phase.UPCARD_OFFER
         h.turns += 1
-        h.events.append(Event(seat, "draw_discard", card))
+        h.events.append(Event(seat, "take_upcard" if h.taken_upcard else "draw_discard", card))
         h.phase = Phase.DISCARD
         if was_phase is Phase.WALL and rules.wall_rule != "rlcard":
             h.must_knock = True
@@ -1091,6 +1093,21 @@ def settle_game(
         final,
         shutout,
     )
+
+
+def _check_cards(action: Action) -> None:
+    """R1.1: every card an action names is one of the 52 (ints 0..51)."""
+    named: list[object] = []
+    if isinstance(action, Discard | Knock):
+        named.append(action.card)
+    if isinstance(action, Knock | BigGin | DefenderPlay) and action.melds is not None:
+        for meld in action.melds:
+            named.extend(meld)
+    if isinstance(action, DefenderPlay):
+        named.extend(action.layoffs)
+    for card in named:
+        if type(card) is not int or not 0 <= card < 52:
+            raise IllegalActionError("R1.1", f"{card!r} is not a card (expected 0..51)")
 
 
 def _tally_key(t: _Tally) -> tuple[object, ...]:

@@ -16,7 +16,7 @@ from referee.melds import Arrangement
 from referee.rules import Rules
 
 # Event kinds whose card only the acting seat may see.
-_PRIVATE_CARD = frozenset({"draw_stock", "knock", "gin", "big_gin"})
+PRIVATE_CARD_EVENTS = frozenset({"draw_stock", "knock", "gin", "big_gin"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,6 +51,7 @@ class Observation:
     turns: int
     scores: tuple[int, int]
     hands_won: tuple[int, int]
+    extra_boxes: tuple[int, int]  # Oklahoma extra boxes (R9.7)
     game_scores: tuple[tuple[int, int], ...]  # Hollywood: each game's hand points
     events: tuple[Event, ...]
     knock: KnockInfo | None
@@ -85,6 +86,7 @@ def observe(match: Match, seat: int) -> Observation:
             turns=0,
             scores=match.scores,
             hands_won=(0, 0),
+            extra_boxes=(0, 0),
             game_scores=(),
             events=(),
             knock=None,
@@ -94,7 +96,7 @@ def observe(match: Match, seat: int) -> Observation:
         )
     other = 1 - seat
     events = tuple(
-        Event(e.seat, e.kind, None) if e.kind in _PRIVATE_CARD and e.seat != seat else e
+        Event(e.seat, e.kind, None) if e.kind in PRIVATE_CARD_EVENTS and e.seat != seat else e
         for e in h.events
     )
     knock = None
@@ -125,6 +127,7 @@ def observe(match: Match, seat: int) -> Observation:
         turns=h.turns,
         scores=match.scores,
         hands_won=(tally.hands_won[0], tally.hands_won[1]),
+        extra_boxes=(tally.extra_boxes[0], tally.extra_boxes[1]),
         game_scores=tuple((g.points[0], g.points[1]) for g in match.games),
         events=events,
         knock=knock,
