@@ -135,7 +135,7 @@ class MatchResult:
     winner: int | None
     final: tuple[int, int]
     games: tuple[GameScore, ...] = ()
-    forfeit_seat: int | None = None
+    forfeit_seat: int | None = None  # None in a forfeit: both seats were at fault
     forfeit_rule: str | None = None
     forfeit_reason: str | None = None
 
@@ -478,13 +478,16 @@ class Match:
         plan = self._check(action)
         plan()
 
-    def forfeit(self, seat: int, rule: str, reason: str) -> None:
-        """End the match: ``seat`` forfeits (R11.5); the other seat wins."""
+    def forfeit(self, seat: int | None, rule: str, reason: str) -> None:
+        """End the match: ``seat`` forfeits (R11.5) and the other seat wins.
+
+        ``seat=None`` means both seats are at fault (neither bot connected, say): no winner.
+        """
         if self.result is not None:
             raise EngineError("the match is already over")
         self.result = MatchResult(
             Termination.FORFEIT,
-            1 - seat,
+            None if seat is None else 1 - seat,
             self.scores,
             forfeit_seat=seat,
             forfeit_rule=rule,
