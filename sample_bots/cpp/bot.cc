@@ -1,0 +1,168 @@
+// Shared code of the C++ sample bots (see bot.h).
+#include "bot.h"
+
+#include <grpcpp/grpcpp.h>
+
+#include <algorithm>
+#include <array>
+#include <climits>
+#include <cstring>
+#include <cstdlib>
+#include <exception>
+#include <iostream>
+#include <memory>
+#include <stdexcept>
+
+#include "ginrummy/v1/ginrummy.grpc.pb.h"
+
+namespace ginref {
+
+namespace {
+
+constexpr const char* kRanks = "A23456789TJQK";
+constexpr const char* kSuits = "CDHS";
+
+std::string trimmed_env(const char* name) {
+  const char* value = std::getenv(name);
+  std::string s = value ? value : "";
+  const auto first = s.find_first_not_of(" \t\r\n");
+  if (first == std::string::npos) return "";
+  return s.substr(first, s.find_last_not_of(" \t\r\n") - first + 1);
+}
+
+int rank_value(int rank) { return std::min(rank + 1, 10); }
+
+// kRunDw[m]: least deadwood of one suit's cards (13-bit mask m) using runs only. The lowest
+// card of m is either deadwood or the low end of a run of 3 or more.
+const std::array<int, 8192> kRunDw = [] {
+  std::array<int, 8192> best{};
+  for (int m = 1; m < 8192; ++m) {
+    const int low = m & -m;
+    const int r = __builtin_ctz(low);
+    int val = rank_value(r) + best[m ^ low];
+    int run = low;
+    for (int k = r + 1; k < 13 && ((m >> k) & 1); ++k) {
+      run |= 1 << k;
+      if (k - r + 1 >= 3 && best[m ^ run] < val) val = best[m ^ run];
+    }
+    best[m] = val;
+  }
+  return best;
+}();
+
+void take_sets(std::array<int, 4>& suits, const std::vector<int>& ranks,
+               const std::vector<int>& patterns, size_t i, int& best) {
+  if (i == ranks.size()) {
+    best = std::min(best, kRunDw[suits[0]] + kRunDw[suits[1]] + kRunDw[suits[2]] + kRunDw[suits[3]]);
+    return;
+  }
+  const int r = ranks[i];
+  const int pattern = patterns[i];
+  static const std::vector<int> kFour = {0, 15, 14, 13, 11, 7};
+  const std::vector<int> options = pattern == 15 ? kFour : std::vector<int>{0, pattern};
+  for (int p : options) {
+    for (int s = 0; s < 4; ++s) if ((p >> s) & 1) suits[s] ^= 1 << r;
+    take_sets(suits, ranks, patterns, i + 1, best);
+    for (int s = 0; s < 4; ++s) if ((p >> s) & 1) suits[s] ^= 1 << r;
+  }
+}
+
+std::string fault_line(const pb::Fault& fault) {
+  std::string kind = pb::FaultKind_Name(fault.kind());
+  if (kind.rfind("FAULT_KIND_", 0) == 0) kind = kind.substr(11);
+  return "fault " + kind + " (" + fault.rule() + ") on request " +
+         std::to_string(fault.request_id()) + ": " + fault.message() + " -- " +
+         (fault.retry() ? "a new request follows" : "the match is forfeited");
+}
+
+}  // namespace
+
+int card_index(const std::string& text) {
+  if (text.size() != 2) throw std::invalid_argument("not a wire card: \"" + text + "\"");
+  const char* rank = text[0] ? std::strchr(kRanks, text[0]) : nullptr;
+  const char* suit = text[1] ? std::strchr(kSuits, text[1]) : nullptr;
+  if (!rank || !suit) throw std::invalid_argument("not a wire card: \"" + text + "\"");
+  return static_cast<int>(suit - kSuits) * 13 + static_cast<int>(rank - kRanks);
+}
+
+int card_value(int card) { return rank_value(card % 13); }
+
+// Sets are the only melds that span suits: every arrangement is a choice of sets among the
+// ranks holding 3 or 4 cards plus runs inside each suit, so try every such choice.
+int min_deadwood(const std::vector<int>& cards) {
+  std::array<int, 4> suits{};
+  for (int c : cards) suits[c / 13] |= 1 << (c % 13);
+  std::vector<int> ranks, patterns;
+  for (int r = 0; r < 13; ++r) {
+    int pattern = 0;
+    for (int s = 0; s < 4; ++s) if ((suits[s] >> r) & 1) pattern |= 1 << s;
+    if (__builtin_popcount(pattern) >= 3) {
+      ranks.push_back(r);
+      patterns.push_back(pattern);
+    }
+  }
+  int best = INT_MAX;
+  take_sets(suits, ranks, patterns, 0, best);
+  return best;
+}
+
+uint64_t splitmix64(uint64_t& state) {
+  state += 0x9e3779b97f4a7c15ULL;
+  uint64_t z = state;
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+  return z ^ (z >> 31);
+}
+
+int run_bot(const Decide& decide, const std::string& name, const std::string& version) {
+  const std::string address = trimmed_env("GINREF_ADDRESS");
+  const std::string token = trimmed_env("GINREF_TOKEN");
+  if (address.empty() || token.empty()) {
+    std::cerr << name << ": GINREF_ADDRESS and GINREF_TOKEN must be set (the referee sets them "
+              << "when it starts the bot)" << std::endl;
+    return 2;
+  }
+  auto channel = grpc::CreateChannel(address, grpc::InsecureChannelCredentials());
+  auto stub = pb::Referee::NewStub(channel);
+  grpc::ClientContext context;
+  context.set_wait_for_ready(true);  // the referee is listening before it starts the bot
+  auto stream = stub->Play(&context);
+
+  pb::BotMessage hello;
+  hello.mutable_hello()->set_token(token);
+  hello.mutable_hello()->set_bot_name(name);
+  hello.mutable_hello()->set_bot_version(version);
+  hello.mutable_hello()->set_protocol_version(1);
+  stream->Write(hello);
+
+  int code = 0;
+  pb::RefereeMessage message;
+  while (stream->Read(&message)) {
+    if (message.has_decision_request()) {
+      const pb::DecisionRequest& request = message.decision_request();
+      pb::BotMessage reply;
+      try {
+        *reply.mutable_action_reply()->mutable_action() = decide(request);
+      } catch (const std::exception& e) {
+        std::cerr << name << ": decide threw (" << e.what() << "); leaving the stream" << std::endl;
+        context.TryCancel();
+        code = 1;
+        break;
+      }
+      reply.mutable_action_reply()->set_request_id(request.request_id());
+      stream->Write(reply);
+    } else if (message.has_fault()) {
+      std::cerr << name << ": " << fault_line(message.fault()) << std::endl;
+    }
+  }
+  stream->WritesDone();
+  const grpc::Status status = stream->Finish();
+  if (code == 0 && !status.ok()) {
+    std::cerr << name << ": the referee ended the stream: " << status.error_code() << " "
+              << status.error_message() << std::endl;
+    code = 1;
+  }
+  return code;
+}
+
+}  // namespace ginref

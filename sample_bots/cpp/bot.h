@@ -1,0 +1,37 @@
+// Shared code of the C++ sample bots: the launch contract and Play stream (run_bot), card
+// arithmetic (card_index, card_value, min_deadwood) and the SplitMix64 generator.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "ginrummy/v1/ginrummy.pb.h"
+
+namespace ginref {
+
+namespace pb = ::ginrummy::v1;
+
+// A bot's policy: the action answering a request (normally an entry of legal_actions).
+using Decide = std::function<pb::Action(const pb::DecisionRequest&)>;
+
+// Connects with GINREF_ADDRESS / GINREF_TOKEN, plays until the referee ends the stream and
+// returns the process exit code: 0 stream ended OK; 1 error status or decide threw; 2 the
+// launch environment is missing.
+int run_bot(const Decide& decide, const std::string& name, const std::string& version);
+
+// Card index (suit * 13 + rank, suits C D H S, ranks A..K) of a wire card such as "TD";
+// throws std::invalid_argument on anything else.
+int card_index(const std::string& text);
+
+// Deadwood value of a card index: A = 1, 2..10 = pips, J Q K = 10.
+int card_value(int card);
+
+// Exact minimum deadwood of a collection of distinct card indices.
+int min_deadwood(const std::vector<int>& cards);
+
+// SplitMix64: returns the next output and advances the state.
+uint64_t splitmix64(uint64_t& state);
+
+}  // namespace ginref

@@ -1,0 +1,87 @@
+// Connect a JavaScript bot to the ginref referee: launch contract, Play stream, decision loop.
+//
+// The message and service code is generated at start-up from proto/ginrummy/v1/ginrummy.proto by
+// @grpc/proto-loader (the ordinary Node.js tooling), so the bot always speaks the proto of the
+// checkout it runs from. A bot is a function from a DecisionRequest (a plain object, field names
+// as in the proto) to an Action; runBot does the rest and exits the process:
+//   0  the referee ended the stream with status OK
+//   1  the connection failed, the stream ended with an error status, or decide threw
+//   2  GINREF_ADDRESS or GINREF_TOKEN is missing
+'use strict';
+
+const path = require('path');
+const grpc = require('@grpc/grpc-js');
+const protoLoader = require('@grpc/proto-loader');
+
+const PROTO_ROOT = path.resolve(__dirname, '..', '..', 'proto');
+const PROTO_FILE = 'ginrummy/v1/ginrummy.proto';
+const PROTOCOL_VERSION = 1;
+
+function loadReferee() {
+  const definition = protoLoader.loadSync(PROTO_FILE, {
+    includeDirs: [PROTO_ROOT],
+    keepCase: true, // field names as in the proto: legal_actions, request_id, ...
+    longs: String, // int64 request ids as strings, echoed back unchanged
+    enums: String, // phases as their names, e.g. "PHASE_WALL"
+    defaults: true,
+    oneofs: true, // each oneof gets a virtual field naming the member that is set: action.kind
+  });
+  return grpc.loadPackageDefinition(definition).ginrummy.v1.Referee;
+}
+
+function formatFault(fault) {
+  const kind = String(fault.kind || 'FAULT').replace(/^FAULT_KIND_/, '');
+  const then = fault.retry ? 'a new request follows' : 'the match is forfeited';
+  return `fault ${kind} (${fault.rule || 'no rule'}) on request ${fault.request_id}: ` +
+    `${fault.message} -- ${then}`;
+}
+
+/** Play with the launch environment until the referee ends the stream, then exit. */
+function runBot(decide, name, version) {
+  const address = (process.env.GINREF_ADDRESS || '').trim();
+  const token = (process.env.GINREF_TOKEN || '').trim();
+  if (!address || !token) {
+    process.stderr.write(`${name}: GINREF_ADDRESS and GINREF_TOKEN must be set (the referee ` +
+      'sets them when it starts the bot)\n');
+    process.exit(2);
+  }
+  const Referee = loadReferee();
+  const client = new Referee(address, grpc.credentials.createInsecure());
+  const call = client.Play();
+  let exitCode = 0;
+  call.on('data', (message) => {
+    if (message.kind === 'decision_request') {
+      const request = message.decision_request;
+      let action;
+      try {
+        action = decide(request);
+      } catch (err) {
+        process.stderr.write(`${name}: decide threw; leaving the stream\n${err.stack}\n`);
+        exitCode = 1;
+        call.cancel();
+        return;
+      }
+      call.write({ action_reply: { request_id: request.request_id, action } });
+    } else if (message.kind === 'fault') {
+      process.stderr.write(`${name}: ${formatFault(message.fault)}\n`);
+    }
+  });
+  // The referee has sent everything: half-close our side too.
+  call.on('end', () => call.end());
+  call.on('error', (err) => {
+    if (exitCode === 0) {
+      process.stderr.write(`${name}: the referee ended the stream: ${err.code} ${err.details}\n`);
+      exitCode = 1;
+    }
+  });
+  call.on('status', (status) => {
+    if (status.code !== grpc.status.OK) exitCode = exitCode || 1;
+    client.close();
+    process.exit(exitCode);
+  });
+  call.write({
+    hello: { token, bot_name: name, bot_version: version, protocol_version: PROTOCOL_VERSION },
+  });
+}
+
+module.exports = { runBot };
