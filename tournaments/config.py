@@ -1,0 +1,497 @@
+"""Tournament files: TOML in, a validated :class:`TournamentConfig` out (docs/tournaments.md).
+
+A file declares the bots, the rules, the format, the master seed, concurrency, time controls and
+the fault policy; the command line overrides any of them (:meth:`TournamentConfig.with_changes`).
+Every mistake is reported as :class:`TournamentFileError` naming the file, the line and the key,
+e.g. ``sample.toml:14: bots[2].command: must not be empty``. :mod:`tomllib` gives line numbers
+only for syntax errors, so :class:`_KeyLines` finds the line of each key by scanning the text.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import difflib
+import re
+import shlex
+import sys
+import tomllib
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from referee.errors import ConfigError, GinRefError
+from referee.match_runner import (
+    DEFAULT_BANK,
+    DEFAULT_CONNECT_TIMEOUT,
+    DEFAULT_EXIT_GRACE,
+    DEFAULT_KILL_GRACE,
+    DEFAULT_MOVE_TIME,
+    DEFAULT_RETRIES,
+    RefereeOptions,
+)
+from referee.rules import PROFILES, Rules
+
+FORMATS = ("round-robin", "double-round-robin", "gauntlet")
+PROCESSES = ("fresh", "keep")
+DEFAULT_FILE = "default.toml"
+PYTHON_PLACEHOLDER = "{python}"
+_NAME = re.compile(r"^[A-Za-z0-9_-]{1,40}$")
+_MAX_SEED = 2**63 - 1
+
+
+class TournamentFileError(ConfigError):
+    """A tournament file that does not parse or holds a bad value; names the key and line."""
+
+
+@dataclass(frozen=True, slots=True)
+class BotEntry:
+    """One bot of a tournament: its name, command line, working directory and extra env."""
+
+    name: str
+    command: tuple[str, ...]
+    cwd: str | None = None  # absolute, or None: the referee's working directory
+    env: tuple[tuple[str, str], ...] = ()
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready."""
+        return {
+            "name": self.name,
+            "command": list(self.command),
+            "cwd": self.cwd,
+            "env": dict(self.env),
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class TournamentConfig:
+    """A whole tournament; build with :func:`load_file` or :func:`load_default`."""
+
+    name: str
+    bots: tuple[BotEntry, ...]
+    profile: str = "standard"
+    rule_overrides: tuple[tuple[str, Any], ...] = ()
+    format: str = "round-robin"
+    matches: int = 2  # per pairing and round (cutechess -games)
+    rounds: int = 1  # cycles through the pairings (cutechess -rounds)
+    duplicate: bool = False
+    challengers: tuple[str, ...] = ()
+    seed: int | None = None  # master seed; None: drawn at the first run, kept in the journal
+    concurrency: int | None = None  # None: the number of cores
+    processes: str = "fresh"
+    recover: bool = True
+    move_time: float = DEFAULT_MOVE_TIME
+    bank: float = DEFAULT_BANK
+    connect_timeout: float = DEFAULT_CONNECT_TIMEOUT
+    retries: int = DEFAULT_RETRIES
+    exit_grace: float = DEFAULT_EXIT_GRACE
+    kill_grace: float = DEFAULT_KILL_GRACE
+    out: str | None = None  # None: runs/<name>
+    source: str = "<default>"
+
+    @property
+    def rules(self) -> Rules:
+        """The profile with the overrides applied (validated)."""
+        return Rules.profile(self.profile, **dict(self.rule_overrides))
+
+    @property
+    def options(self) -> RefereeOptions:
+        """The referee's clock, fault policy and process handling."""
+        return RefereeOptions(
+            move_time=self.move_time,
+            bank=self.bank,
+            connect_timeout=self.connect_timeout,
+            retries=self.retries,
+            exit_grace=self.exit_grace,
+            kill_grace=self.kill_grace,
+        ).validate()
+
+    @property
+    def out_dir(self) -> Path:
+        """Where the journal, the logs and the standings go."""
+        return Path(self.out) if self.out else Path("runs") / self.name
+
+    def bot(self, name: str) -> BotEntry:
+        """The bot called ``name``."""
+        for entry in self.bots:
+            if entry.name == name:
+                return entry
+        raise ConfigError(f"no bot is called {name!r}")
+
+    def with_changes(self, **changes: Any) -> TournamentConfig:
+        """A copy with fields replaced (command-line overrides), validated again."""
+        return dataclasses.replace(self, **changes).validate()
+
+    def validate(self) -> TournamentConfig:
+        """Check what the loader cannot check field by field; return ``self``."""
+        names = [b.name for b in self.bots]
+        if len(self.bots) < 2:
+            raise ConfigError(f"a tournament needs at least two bots, got {len(self.bots)}")
+        dup = sorted({n for n in names if names.count(n) > 1})
+        if dup:
+            raise ConfigError(f"bot names must be unique: {', '.join(dup)}")
+        if self.format not in FORMATS:
+            raise ConfigError(f"format {self.format!r} is not one of: {', '.join(FORMATS)}")
+        if self.processes not in PROCESSES:
+            raise ConfigError(f"processes {self.processes!r} is not one of: fresh, keep")
+        if self.matches < 1 or self.rounds < 1:
+            raise ConfigError("matches and rounds must be at least 1")
+        if self.duplicate and self.matches % 2:
+            raise ConfigError(
+                f"duplicate deals play every deal twice, so matches per pairing must be even, "
+                f"got {self.matches}"
+            )
+        unknown = [c for c in self.challengers if c not in names]
+        if unknown:
+            raise ConfigError(f"challenger {unknown[0]!r} is not one of the bots")
+        if self.format == "gauntlet":
+            if not self.challengers:
+                raise ConfigError("a gauntlet needs at least one challenger")
+            if len(set(self.challengers)) == len(names):
+                raise ConfigError("a gauntlet needs at least one bot that is not a challenger")
+        if self.concurrency is not None and self.concurrency < 1:
+            raise ConfigError(f"concurrency must be at least 1, got {self.concurrency}")
+        if self.seed is not None and not 0 <= self.seed <= _MAX_SEED:
+            raise ConfigError(f"seed must be between 0 and 2^63-1, got {self.seed}")
+        self.rules  # noqa: B018 (validates the profile and overrides)
+        self.options  # noqa: B018
+        return self
+
+    def identity(self) -> dict[str, Any]:
+        """What decides the schedule and every match: a resumed run must agree on all of it."""
+        return {
+            "bots": [b.to_dict() for b in self.bots],
+            "rules": self.rules.to_dict(),
+            "format": self.format,
+            "matches": self.matches,
+            "rounds": self.rounds,
+            "duplicate": self.duplicate,
+            "challengers": list(self.challengers),
+            "seed": self.seed,
+            "processes": self.processes,
+            "recover": self.recover,
+            "time": {"move_time": self.move_time, "bank": self.bank},
+            "faults": {"retries": self.retries},
+        }
+
+    def to_dict(self) -> dict[str, Any]:
+        """Everything, JSON-ready (kept in the journal)."""
+        return {
+            "name": self.name,
+            **self.identity(),
+            "concurrency": self.concurrency,
+            "connect_timeout": self.connect_timeout,
+            "exit_grace": self.exit_grace,
+            "kill_grace": self.kill_grace,
+            "out": str(self.out_dir),
+            "source": self.source,
+        }
+
+
+# --- locating keys ---------------------------------------------------------------------------
+
+_HEADER = re.compile(r"^\s*(\[\[?)\s*([^\]]+?)\s*\]\]?\s*(#.*)?$")
+_PART = r"""(?:[A-Za-z0-9_-]+|"[^"]*"|'[^']*')"""
+_KEY = re.compile(rf"^\s*({_PART}(?:\s*\.\s*{_PART})*)\s*=")
+_INLINE_KEY = re.compile(rf"[{{,]\s*({_PART})\s*=")
+
+
+def _split_key(text: str) -> list[str]:
+    parts = re.findall(r"""[A-Za-z0-9_-]+|"[^"]*"|'[^']*'""", text)
+    return [p[1:-1] if p[:1] in "\"'" else p for p in parts]
+
+
+class _KeyLines:
+    """The line of each key path of a TOML text, e.g. ``("bots", 1, "command")`` -> 14."""
+
+    def __init__(self, text: str) -> None:
+        self.lines: dict[tuple[str | int, ...], int] = {}
+        counts: dict[tuple[str, ...], int] = {}
+        table: tuple[str | int, ...] = ()
+        for number, line in enumerate(text.splitlines(), start=1):
+            header = _HEADER.match(line)
+            if header and not _KEY.match(line):
+                names = tuple(_split_key(header.group(2)))
+                # A sub-table of an array of tables (``[bots.env]``) belongs to its last element.
+                resolved: list[str | int] = []
+                for depth, name in enumerate(names):
+                    resolved.append(name)
+                    prefix = names[: depth + 1]
+                    if prefix in counts and depth + 1 < len(names):
+                        resolved.append(counts[prefix] - 1)
+                if header.group(1) == "[[":
+                    index = counts.get(names, 0)
+                    counts[names] = index + 1
+                    resolved.append(index)
+                table = tuple(resolved)
+                self.lines.setdefault(table, number)
+                continue
+            key = _KEY.match(line)
+            if key:
+                keypath: tuple[str | int, ...] = (*table, *_split_key(key.group(1)))
+                self.lines.setdefault(keypath, number)
+                rest = line[key.end() :]
+                for inner in _INLINE_KEY.finditer(rest):
+                    self.lines.setdefault((*keypath, *_split_key(inner.group(1))), number)
+
+    def line(self, path: Sequence[str | int]) -> int | None:
+        """The line of ``path``, or of its nearest ancestor that has one."""
+        path = tuple(path)
+        while path:
+            if path in self.lines:
+                return self.lines[path]
+            path = path[:-1]
+        return None
+
+
+def _path_text(path: Sequence[str | int]) -> str:
+    out = ""
+    for part in path:
+        out += f"[{part + 1}]" if isinstance(part, int) else (f".{part}" if out else part)
+    return out
+
+
+class _Reader:
+    """Typed access to a parsed TOML document that reports the key and line of each error."""
+
+    def __init__(self, source: str, text: str, base: Path) -> None:
+        self.source = source
+        self.keys = _KeyLines(text)
+        self.base = base
+
+    def error(self, path: Sequence[str | int], message: str) -> TournamentFileError:
+        line = self.keys.line(path)
+        where = f"{self.source}:{line}" if line else self.source
+        key = _path_text(path)
+        return TournamentFileError(f"{where}: {key}: {message}" if key else f"{where}: {message}")
+
+    def check_keys(
+        self, table: Mapping[str, Any], allowed: Sequence[str], path: Sequence[str | int]
+    ) -> None:
+        for key in table:
+            if key not in allowed:
+                close = difflib.get_close_matches(key, allowed, n=1)
+                hint = f" (did you mean {close[0]!r}?)" if close else ""
+                known = f"; known keys: {', '.join(allowed)}"
+                raise self.error((*path, key), f"unknown key{hint}{known}")
+
+    def get(
+        self,
+        table: Mapping[str, Any],
+        key: str,
+        kind: type | tuple[type, ...],
+        path: Sequence[str | int],
+        what: str,
+    ) -> Any:
+        value = table[key]
+        kinds = kind if isinstance(kind, tuple) else (kind,)
+        # TOML booleans are not numbers here, and an integer is a fine float.
+        ok = isinstance(value, kinds) and not (isinstance(value, bool) and bool not in kinds)
+        if float in kinds and isinstance(value, int) and not isinstance(value, bool):
+            ok, value = True, float(value)
+        if not ok:
+            raise self.error((*path, key), f"expected {what}, got {value!r}")
+        return value
+
+
+_TOP_KEYS = (
+    "name",
+    "format",
+    "matches",
+    "rounds",
+    "duplicate",
+    "challengers",
+    "seed",
+    "concurrency",
+    "processes",
+    "recover",
+    "out",
+    "rules",
+    "time",
+    "faults",
+    "bots",
+)
+_BOT_KEYS = ("name", "command", "cwd", "env")
+
+
+def parse_text(text: str, source: str = "<text>", base: Path | None = None) -> TournamentConfig:
+    """Parse the text of a tournament file; ``base`` resolves the bots' relative ``cwd``."""
+    base = base or Path.cwd()
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        found = re.search(r"\(at line (\d+), column (\d+)\)", str(exc))
+        message = re.sub(r"\s*\(at line \d+, column \d+\)", "", str(exc))
+        line = f":{found.group(1)}" if found else ""
+        raise TournamentFileError(f"{source}{line}: not valid TOML: {message}") from None
+    r = _Reader(source, text, base)
+    r.check_keys(data, _TOP_KEYS, ())
+    fields: dict[str, Any] = {"source": source}
+
+    fields["name"] = r.get(data, "name", str, (), "a string") if "name" in data else "tournament"
+    if not _NAME.match(fields["name"]):
+        raise r.error(("name",), "use 1 to 40 letters, digits, '-' or '_'")
+    if "format" in data:
+        value = r.get(data, "format", str, (), "a string")
+        if value not in FORMATS:
+            raise r.error(("format",), f"{value!r} is not one of: {', '.join(FORMATS)}")
+        fields["format"] = value
+    for key in ("matches", "rounds"):
+        if key in data:
+            value = r.get(data, key, int, (), "a whole number")
+            if value < 1:
+                raise r.error((key,), f"must be at least 1, got {value}")
+            fields[key] = value
+    for key in ("duplicate", "recover"):
+        if key in data:
+            fields[key] = r.get(data, key, bool, (), "true or false")
+    if "seed" in data:
+        value = r.get(data, "seed", int, (), "a whole number")
+        if not 0 <= value <= _MAX_SEED:
+            raise r.error(("seed",), f"must be between 0 and 2^63-1, got {value}")
+        fields["seed"] = value
+    if "concurrency" in data:
+        value = r.get(data, "concurrency", int, (), "a whole number")
+        if value < 0:
+            raise r.error(("concurrency",), f"must be 0 (the number of cores) or more, got {value}")
+        fields["concurrency"] = value or None
+    if "processes" in data:
+        value = r.get(data, "processes", str, (), "a string")
+        if value not in PROCESSES:
+            raise r.error(("processes",), f"{value!r} is not one of: fresh, keep")
+        fields["processes"] = value
+    if "out" in data:
+        fields["out"] = r.get(data, "out", str, (), "a directory path")
+    if "challengers" in data:
+        value = r.get(data, "challengers", list, (), "a list of bot names")
+        for i, item in enumerate(value):
+            if not isinstance(item, str):
+                raise r.error(("challengers", i), f"expected a bot name, got {item!r}")
+        fields["challengers"] = tuple(value)
+
+    if "rules" in data:
+        rules = r.get(data, "rules", dict, (), "a table")
+        r.check_keys(rules, ("profile", "set"), ("rules",))
+        if "profile" in rules:
+            value = r.get(rules, "profile", str, ("rules",), "a profile name")
+            if value not in PROFILES:
+                known = ", ".join(PROFILES)
+                raise r.error(("rules", "profile"), f"unknown profile {value!r} (known: {known})")
+            fields["profile"] = value
+        if "set" in rules:
+            table = r.get(rules, "set", dict, ("rules",), "a table of rule parameters")
+            overrides = tuple(table.items())
+            for key, value in overrides:
+                try:
+                    Rules.profile(fields.get("profile", "standard"), **{key: value})
+                except GinRefError as exc:
+                    raise r.error(("rules", "set", key), str(exc)) from None
+            fields["rule_overrides"] = overrides
+    if "time" in data:
+        table = r.get(data, "time", dict, (), "a table")
+        r.check_keys(table, ("move_time", "bank", "connect_timeout"), ("time",))
+        for key in table:
+            value = r.get(table, key, float, ("time",), "a number of seconds")
+            if value < 0 or (value == 0 and key != "bank"):
+                raise r.error(("time", key), f"must be positive, got {value:g}")
+            fields[key] = value
+    if "faults" in data:
+        table = r.get(data, "faults", dict, (), "a table")
+        r.check_keys(table, ("retries", "exit_grace", "kill_grace"), ("faults",))
+        if "retries" in table:
+            value = r.get(table, "retries", int, ("faults",), "a whole number")
+            if value < 0:
+                raise r.error(("faults", "retries"), f"must not be negative, got {value}")
+            fields["retries"] = value
+        for key in ("exit_grace", "kill_grace"):
+            if key in table:
+                value = r.get(table, key, float, ("faults",), "a number of seconds")
+                if value < 0:
+                    raise r.error(("faults", key), f"must not be negative, got {value:g}")
+                fields[key] = value
+
+    if "bots" not in data:
+        raise r.error((), "no bots: add a [[bots]] table for each bot")
+    bots_value = data["bots"]
+    if not isinstance(bots_value, list) or not all(isinstance(b, dict) for b in bots_value):
+        raise r.error(("bots",), "expected [[bots]] tables")
+    bots = [_parse_bot(r, item, i) for i, item in enumerate(bots_value)]
+    names = [b.name for b in bots]
+    for i, bot in enumerate(bots):
+        if names.index(bot.name) != i:
+            raise r.error(("bots", i, "name"), f"another bot is already called {bot.name!r}")
+    fields["bots"] = tuple(bots)
+    for i, name in enumerate(fields.get("challengers", ())):
+        if name not in names:
+            raise r.error(("challengers", i), f"{name!r} is not one of the bots")
+
+    try:
+        return TournamentConfig(**fields).validate()
+    except GinRefError as exc:
+        message = str(exc)
+        for key in ("duplicate", "challengers", "format", "bots"):
+            if key in message or (key == "challengers" and "gauntlet" in message):
+                raise r.error((key,), message) from None
+        raise TournamentFileError(f"{source}: {message}") from None
+
+
+def _parse_bot(r: _Reader, item: dict[str, Any], i: int) -> BotEntry:
+    path: tuple[str | int, ...] = ("bots", i)
+    r.check_keys(item, _BOT_KEYS, path)
+    for key in ("name", "command"):
+        if key not in item:
+            raise r.error(path, f"missing key {key!r}")
+    name = r.get(item, "name", str, path, "a string")
+    if not _NAME.match(name):
+        raise r.error((*path, "name"), f"{name!r}: use 1 to 40 letters, digits, '-' or '_'")
+    raw = item["command"]
+    if isinstance(raw, str):
+        try:
+            argv = shlex.split(raw)
+        except ValueError as exc:
+            raise r.error((*path, "command"), f"cannot split {raw!r}: {exc}") from None
+    elif isinstance(raw, list) and all(isinstance(a, str) for a in raw):
+        argv = list(raw)
+    else:
+        raise r.error((*path, "command"), f"expected a string or a list of strings, got {raw!r}")
+    if not argv:
+        raise r.error((*path, "command"), "must not be empty")
+    argv = [sys.executable if a == PYTHON_PLACEHOLDER else a for a in argv]
+    cwd = None
+    if "cwd" in item:
+        text = r.get(item, "cwd", str, path, "a directory path")
+        directory = (r.base / text).resolve()
+        if not directory.is_dir():
+            raise r.error((*path, "cwd"), f"{text!r} is not a directory ({directory})")
+        cwd = str(directory)
+    env: list[tuple[str, str]] = []
+    if "env" in item:
+        table = r.get(item, "env", dict, path, "a table of NAME = value")
+        for key, value in table.items():
+            if isinstance(value, bool) or not isinstance(value, str | int | float):
+                raise r.error((*path, "env", key), f"expected a string, got {value!r}")
+            env.append((key, str(value)))
+    return BotEntry(name, tuple(argv), cwd, tuple(env))
+
+
+def load_file(path: str | Path) -> TournamentConfig:
+    """Read and validate a tournament file."""
+    p = Path(path)
+    try:
+        text = p.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise TournamentFileError(f"cannot read the tournament file {str(p)!r}: {exc}") from None
+    except UnicodeDecodeError as exc:
+        raise TournamentFileError(f"{p}: not UTF-8 text: {exc}") from None
+    return parse_text(text, str(p), p.resolve().parent)
+
+
+def default_text() -> str:
+    """The embedded default tournament file (``tournaments/default.toml``)."""
+    return resources.files("tournaments").joinpath(DEFAULT_FILE).read_text(encoding="utf-8")
+
+
+def load_default() -> TournamentConfig:
+    """The embedded default: a round robin of the sample bots under ``standard``."""
+    return parse_text(default_text(), f"<embedded {DEFAULT_FILE}>")

@@ -1,0 +1,135 @@
+"""Where matches are played: the executor interface and the local-process executor.
+
+The scheduler hands an executor a :class:`~tournaments.schedule.Job` (one match, or a series
+of one pairing's matches with the same two bot processes) and a callback. The executor plays
+the matches in order and calls ``on_match`` with each finished match's
+:class:`~tournaments.records.MatchRecord` as soon as its replay log is complete; a false return
+asks it to stop the job after that match (the scheduler plays the rest as a new job). That is
+all the scheduler and the journal know about execution, so a distributed executor can take this
+one's place: it needs only to deliver each match's log and record.
+
+:class:`LocalExecutor` runs bots as local processes through the match runner
+(:mod:`referee.match_runner`), all of a tournament's matches on one shared referee server.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Protocol
+
+from referee.game import Hand
+from referee.match_runner import BotSpec, SeriesOutcome, run_series_async
+from referee.server import RefereeServer
+from referee.wire import ginrummy_pb2 as pb
+from tournaments.config import TournamentConfig
+from tournaments.launch import launch_argv
+from tournaments.records import MatchRecord, record_from_log
+from tournaments.schedule import Job
+
+# Called with each finished match; returns whether to go on with the job.
+OnMatch = Callable[[MatchRecord], bool]
+
+
+class Executor(Protocol):
+    """Plays jobs; one instance serves a whole tournament run."""
+
+    async def start(self) -> None:
+        """Get ready (start servers, connect to workers)."""
+
+    async def close(self) -> None:
+        """Release everything :meth:`start` took."""
+
+    async def run(self, job: Job, directory: Path, on_match: OnMatch) -> None:
+        """Play ``job``'s matches in order, logs under ``directory``; report each finished one.
+
+        Cancellation stops the job at once (its unfinished match is lost, its partial log may
+        stay in ``directory``). A bot's fault is a result, never an exception.
+        """
+
+
+class LocalExecutor:
+    """Bots as local processes, refereed in this process over one gRPC server."""
+
+    def __init__(self, config: TournamentConfig, root: Path) -> None:
+        self.rules = config.rules
+        self.options = config.options
+        self.root = root
+        self.specs = {
+            b.name: BotSpec(launch_argv(b.command, b.cwd, b.env), b.name) for b in config.bots
+        }
+        self.server: RefereeServer | None = None
+
+    async def start(self) -> None:
+        """Start the shared referee server."""
+        self.server = RefereeServer(hello_timeout=self.options.connect_timeout)
+        await self.server.start()
+
+    async def close(self) -> None:
+        """Stop the server."""
+        if self.server is not None:
+            await self.server.stop(grace=0.5)
+            self.server = None
+
+    async def run(self, job: Job, directory: Path, on_match: OnMatch) -> None:
+        """Play the job with :func:`run_series_async` (a series of one in fresh mode)."""
+        loop = asyncio.get_running_loop()
+        directory.mkdir(parents=True, exist_ok=True)
+        launched = time.perf_counter()
+        started: dict[str, float] = {}
+        reported: set[str] = set()
+        stop = False
+
+        def report(match_id: str, path: Path) -> None:
+            nonlocal stop
+            if match_id in reported:
+                return
+            reported.add(match_id)
+            begin = started.get(match_id)
+            first = not started or begin == min(started.values())
+            record = record_from_log(
+                path,
+                job.matches,
+                self.root,
+                elapsed_s=None if begin is None else round(time.perf_counter() - begin, 4),
+                startup_s=round(begin - launched, 4) if first and begin is not None else None,
+            )
+            if not on_match(record) and len(reported) < len(job.matches):
+                stop = True
+                task.cancel()
+
+        def on_send(seat: int, message: pb.RefereeMessage, hand: Hand | None) -> None:
+            kind = message.WhichOneof("kind")
+            if kind == "match_start":
+                started.setdefault(message.match_start.match_id, time.perf_counter())
+            elif kind == "match_end":
+                # The runner writes the log's match_result line before it tells the bots, so
+                # the log is complete here: commit now, not when the series is over.
+                match_id = message.match_end.match_id
+                report(match_id, directory / f"{match_id}.jsonl")
+
+        bots = (self.specs[job.bots[0]], self.specs[job.bots[1]])
+        task: asyncio.Task[SeriesOutcome] = loop.create_task(
+            run_series_async(
+                bots,
+                self.rules,
+                [m.seed for m in job.matches],
+                directory,
+                self.options,
+                swap_seats=True,
+                server=self.server,
+                on_send=on_send,
+            )
+        )
+        try:
+            series = await task
+        except asyncio.CancelledError:
+            current = asyncio.current_task()
+            if stop and current is not None and not current.cancelling():
+                return
+            raise
+        # A match whose bots were both unreachable sent no MatchEnd: report it from the outcome.
+        for outcome in series.matches:
+            report(outcome.match_id, Path(outcome.log_path))

@@ -1,0 +1,295 @@
+"""The tournament runner: schedule, run ``-j N`` jobs at once, journal every match, resume.
+
+A run opens (or creates) the journal in the tournament's directory, checks that it belongs to
+the same tournament, deletes what unfinished matches left behind (partial replay logs and bot
+output), and plays every scheduled match that is not in the journal yet. Each finished match is
+committed as soon as its log is complete, so killing the runner loses only the matches in
+flight; running the same command again plays exactly those. :meth:`TournamentRunner.stop`
+(Ctrl-C) cancels the matches in flight, stops their bots and cleans up.
+
+Directory layout: ``journal.sqlite``, ``logs/<x>.<y>/<job>/`` (replay logs and bot output), and
+the standings files written by :mod:`tournaments.standings`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import secrets
+import time
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from referee.errors import GinRefError
+from tournaments.config import TournamentConfig
+from tournaments.executor import Executor, LocalExecutor
+from tournaments.journal import Journal, open_journal
+from tournaments.records import MatchRecord
+from tournaments.schedule import Job, MatchSpec, build_schedule, make_jobs
+
+LOGS = "logs"
+# A bot that is gone (crashed, left, never connected) forfeits every later match of its series,
+# so with ``recover`` the rest of the series is played with fresh processes instead.
+GONE = frozenset({"crashed", "disconnected", "not_connected"})
+
+
+@dataclass(slots=True)
+class Progress:
+    """Where a run stands, for a progress display."""
+
+    done: int  # matches in the journal
+    total: int
+    running: int
+    played: int  # matches finished by this run
+    elapsed: float  # seconds since this run started
+    leader: tuple[str, float, int] | None  # name, points, matches
+    last: MatchRecord | None = None  # the match that just finished, if any
+
+    @property
+    def eta(self) -> float | None:
+        """Seconds left at this run's pace so far, or None before the first match."""
+        if self.played == 0:
+            return None
+        return self.elapsed / self.played * (self.total - self.done)
+
+
+@dataclass(slots=True)
+class RunResult:
+    """How a run ended."""
+
+    status: str  # complete, interrupted
+    total: int
+    done: int
+    played: int
+    concurrency: int
+    wall: float
+    cpu: float  # this process, all threads
+    main_cpu: float  # the event-loop thread: the referee, scheduler and journal
+    directory: Path
+    session: int
+    errors: list[str] = field(default_factory=list)
+
+
+OnProgress = Callable[[Progress], None]
+
+
+def default_concurrency() -> int:
+    """The number of cores this process may use."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # pragma: no cover (not Linux)
+        return max(1, os.cpu_count() or 1)
+
+
+class TournamentRunner:
+    """One run of a tournament in its directory."""
+
+    def __init__(self, config: TournamentConfig, directory: Path | None = None) -> None:
+        self.directory = directory or config.out_dir
+        self.directory.mkdir(parents=True, exist_ok=True)
+        self.journal: Journal = open_journal(self.directory)
+        try:
+            if self.journal.initialised:
+                stored_seed = (self.journal.meta("identity") or {}).get("seed")
+                if config.seed is None and stored_seed is not None:
+                    config = config.with_changes(seed=stored_seed)
+                self.journal.check_identity(config.identity())
+            else:
+                if config.seed is None:
+                    config = config.with_changes(seed=secrets.randbelow(2**63))
+                assert config.seed is not None
+                schedule = build_schedule(config, config.seed)
+                self.journal.initialise(
+                    config.identity(),
+                    config.to_dict(),
+                    [b.to_dict() for b in config.bots],
+                    schedule,
+                )
+        except BaseException:
+            self.journal.close()
+            raise
+        self.config = config
+        self.schedule: list[MatchSpec] = self.journal.schedule()
+        self.finished: set[str] = self.journal.finished_keys()
+        self.points: dict[str, float] = {b.name: 0.0 for b in config.bots}
+        self.games: dict[str, int] = {b.name: 0 for b in config.bots}
+        for record in self.journal.records():
+            self._tally(record)
+        self._stopping = False
+        self._tasks: set[asyncio.Task[None]] = set()
+
+    @property
+    def total(self) -> int:
+        """Matches in the schedule."""
+        return len(self.schedule)
+
+    def remaining(self) -> list[MatchSpec]:
+        """Scheduled matches not in the journal, in order of play."""
+        return [s for s in self.schedule if s.key not in self.finished]
+
+    def close(self) -> None:
+        """Close the journal."""
+        self.journal.close()
+
+    def _tally(self, record: MatchRecord) -> None:
+        for seat, bot in enumerate(record.seats):
+            self.games[bot] += 1
+            if record.winner is None:
+                self.points[bot] += 0.5
+            elif record.winner == seat:
+                self.points[bot] += 1.0
+
+    def leader(self) -> tuple[str, float, int] | None:
+        """The bot with the most points (ties: fewer matches, then file order)."""
+        if not any(self.games.values()):
+            return None
+        name = max(self.points, key=lambda n: (self.points[n], -self.games[n]))
+        return name, self.points[name], self.games[name]
+
+    # --- files ---------------------------------------------------------------------------------
+
+    def job_directory(self, job: Job) -> Path:
+        """Where a job's logs go."""
+        return self.directory / LOGS / job.key
+
+    def clean(self, directory: Path | None = None) -> int:
+        """Delete files under ``directory`` (default: all logs) that belong to no journaled
+        match (partial logs and bot output of unfinished matches); return how many."""
+        root = directory or self.directory / LOGS
+        if not root.exists():
+            return 0
+        kept = {
+            (self.directory / p).parent / Path(p).name.split(".", 1)[0]
+            for p in self.journal.log_paths()
+        }
+        removed = 0
+        for path in sorted(root.rglob("*"), reverse=True):
+            if path.is_dir():
+                if not any(path.iterdir()):
+                    path.rmdir()
+            elif path.parent / path.name.split(".", 1)[0] not in kept:
+                path.unlink()
+                removed += 1
+        if root.exists() and root != self.directory / LOGS and not any(root.iterdir()):
+            root.rmdir()
+        return removed
+
+    # --- running -------------------------------------------------------------------------------
+
+    def stop(self) -> bool:
+        """Stop at once: cancel the matches in flight. False if already stopping."""
+        if self._stopping:
+            return False
+        self._stopping = True
+        for task in self._tasks:
+            task.cancel()
+        return True
+
+    async def run(
+        self,
+        concurrency: int | None = None,
+        on_progress: OnProgress | None = None,
+        executor: Executor | None = None,
+    ) -> RunResult:
+        """Play every remaining match, ``concurrency`` jobs at once; return how it went."""
+        lanes = concurrency or self.config.concurrency or default_concurrency()
+        session = self.journal.start_session(lanes)
+        wall0, cpu0, main0 = time.perf_counter(), time.process_time(), time.thread_time()
+        self.clean()
+        jobs: deque[Job] = deque(make_jobs(self.remaining(), keep=self.config.processes == "keep"))
+        executor = executor or LocalExecutor(self.config, self.directory)
+        running: dict[asyncio.Task[None], Job] = {}
+        played = 0
+        errors: list[str] = []
+
+        def progress(last: MatchRecord | None = None) -> None:
+            if on_progress is not None:
+                on_progress(
+                    Progress(
+                        done=len(self.finished),
+                        total=self.total,
+                        running=len(running),
+                        played=played,
+                        elapsed=time.perf_counter() - wall0,
+                        leader=self.leader(),
+                        last=last,
+                    )
+                )
+
+        def on_match(job: Job) -> Callable[[MatchRecord], bool]:
+            def commit(record: MatchRecord) -> bool:
+                nonlocal played
+                if record.key in self.finished:
+                    return True  # reported twice: already journaled
+                self.journal.commit_match(record, session)
+                self.finished.add(record.key)
+                played += 1
+                self._tally(record)
+                progress(record)
+                gone = any(f.kind in GONE for f in record.faults)
+                return not (job.keep and self.config.recover and gone)
+
+            return commit
+
+        async def lane() -> None:
+            while jobs and not self._stopping:
+                job = jobs.popleft()
+                task = asyncio.current_task()
+                assert task is not None
+                running[task] = job
+                progress()
+                before = len(self.finished)
+                try:
+                    self.clean(self.job_directory(job))
+                    await executor.run(job, self.job_directory(job), on_match(job))
+                except Exception:
+                    self.stop()  # a bug or a broken setup: stop the other lanes too
+                    raise
+                finally:
+                    del running[task]
+                    if any(m.key not in self.finished for m in job.matches):
+                        self.clean(self.job_directory(job))
+                left = [m for m in job.matches if m.key not in self.finished]
+                if left and not self._stopping:
+                    if len(self.finished) == before:
+                        raise GinRefError(f"the executor ended job {job.key} without a result")
+                    jobs.extendleft(reversed(make_jobs(left, keep=job.keep)))
+
+        status = "failed"
+        await executor.start()
+        try:
+            progress()
+            self._tasks = {asyncio.ensure_future(lane()) for _ in range(lanes)}
+            results = await asyncio.gather(*self._tasks, return_exceptions=True)
+            for item in results:
+                if isinstance(item, BaseException) and not isinstance(item, asyncio.CancelledError):
+                    errors.append(f"{type(item).__name__}: {item}")
+            if errors:
+                failure = next(
+                    r
+                    for r in results
+                    if isinstance(r, BaseException) and not isinstance(r, asyncio.CancelledError)
+                )
+                raise failure
+            status = "complete" if len(self.finished) == self.total else "interrupted"
+        finally:
+            self._tasks = set()
+            await executor.close()
+            wall = time.perf_counter() - wall0
+            cpu, main = time.process_time() - cpu0, time.thread_time() - main0
+            self.journal.end_session(session, status, played, wall, cpu, main)
+        return RunResult(
+            status=status,
+            total=self.total,
+            done=len(self.finished),
+            played=played,
+            concurrency=lanes,
+            wall=wall,
+            cpu=cpu,
+            main_cpu=main,
+            directory=self.directory,
+            session=session,
+            errors=errors,
+        )

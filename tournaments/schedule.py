@@ -1,0 +1,165 @@
+"""The schedule: pairings, every match's seats and seed, and the jobs that play them (pure).
+
+Seeds. Deal ``d`` (1-based) of a tournament has one seed, derived from the master seed alone
+(BLAKE2b of ``"ginref-tournament-deal:<master>:<d>:<attempt>"``, 63 bits), so game ``k`` of every
+pairing plays the same deal sequence, like the openings of a cutechess round. A match's deals and
+its first dealer all come from its seed (:mod:`referee.deal`).
+
+Balance within a pairing (X, Y; games counted across rounds from 0):
+
+- seats: X sits in seat 0 in even games, in seat 1 in odd ones;
+- first dealer: X deals first in games 0, 1 (mod 4) and Y in games 2, 3. The dealer is a seat
+  (R2.2), so the seed of each deal is chosen (``attempt`` = 0, 1, ...) until the engine's first
+  dealer is the seat wanted; under ``cut_high_chooses`` the seat that chooses is balanced
+  instead, and a fixed ``seat0``/``seat1`` first dealer is balanced by the seat swap alone.
+
+Duplicate deals: games 2j and 2j+1 share deal j and its seed, with the seats swapped. Dealing is
+by seat (positions 0..19 alternate non-dealer, dealer; the first dealer is a seat drawn from the
+seed), so the bot that sat in seat s in one match receives, in the other, every card that seat s
+received: the first hand's cards exactly, and every later hand's while the dealer sequence
+agrees (``dealer_rotation = alternate``; a dead hand or ``loser_deals`` can make it diverge). The
+first dealer's seat alternates between deal pairs, so seats and dealing stay balanced.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from referee.game import Match
+from referee.rules import Rules
+from tournaments.config import TournamentConfig
+
+_SEED_MASK = 2**63 - 1
+
+
+@dataclass(frozen=True, slots=True)
+class MatchSpec:
+    """One scheduled match."""
+
+    key: str  # "<x>.<y>.<game:03d>", unique in the tournament
+    position: int  # order of play, 0-based
+    round: int  # 1-based
+    pairing: tuple[str, str]  # (x, y) in the order of the bots in the file
+    game: int  # 1-based within the pairing, across rounds
+    deal: int  # 1-based; the two matches of a duplicate pair share it
+    seed: int
+    seats: tuple[str, str]  # the bot in seat 0 and the bot in seat 1
+
+
+@dataclass(frozen=True, slots=True)
+class Job:
+    """Matches one executor plays in order with the same two bot processes (or one match)."""
+
+    key: str  # file-safe, unique among the jobs of one run
+    matches: tuple[MatchSpec, ...]
+    keep: bool  # one process per bot for all the matches
+
+    @property
+    def pairing(self) -> tuple[str, str]:
+        """The pairing of the job's matches."""
+        return self.matches[0].pairing
+
+    @property
+    def bots(self) -> tuple[str, str]:
+        """Bot A (seat 0 in the first match) and bot B."""
+        return self.matches[0].seats
+
+
+def pairings(config: TournamentConfig) -> list[tuple[str, str]]:
+    """The pairings of one round, in the order of the bots in the file."""
+    names = [b.name for b in config.bots]
+    if config.format == "gauntlet":
+        challengers = [n for n in names if n in config.challengers]
+        field = [n for n in names if n not in config.challengers]
+        return [(c, f) for c in challengers for f in field]
+    return [(a, b) for i, a in enumerate(names) for b in names[i + 1 :]]
+
+
+def _candidate(master: int, deal: int, attempt: int) -> int:
+    text = f"ginref-tournament-deal:{master}:{deal}:{attempt}".encode()
+    return int.from_bytes(hashlib.blake2b(text, digest_size=8).digest(), "big") & _SEED_MASK
+
+
+def first_decider(rules: Rules, seed: int) -> int:
+    """The seat that deals first under ``rules`` and ``seed`` (or that chooses who deals)."""
+    match = Match(rules, seed)
+    return match.chooser if match.chooser is not None else match.hand.dealer
+
+
+def deal_seed(master: int, deal: int, rules: Rules, seat: int) -> int:
+    """The seed of deal ``deal``: the first candidate whose first dealer is ``seat``."""
+    if rules.first_dealer in ("seat0", "seat1"):
+        return _candidate(master, deal, 0)
+    attempt = 0
+    while True:
+        seed = _candidate(master, deal, attempt)
+        if first_decider(rules, seed) == seat:
+            return seed
+        attempt += 1
+
+
+def build_schedule(config: TournamentConfig, master: int) -> list[MatchSpec]:
+    """Every match of the tournament in order of play: round by round, game by game."""
+    rules = config.rules
+    rounds = config.rounds * (2 if config.format == "double-round-robin" else 1)
+    pairs = pairings(config)
+    seeds: dict[int, int] = {}
+    specs: list[MatchSpec] = []
+    for r in range(rounds):
+        for g in range(config.matches):
+            k = r * config.matches + g  # 0-based game of the pairing
+            if config.duplicate:
+                deal = k // 2
+                dealer_seat = deal % 2
+            else:
+                deal = k
+                dealer_seat = (0, 1, 1, 0)[k % 4]
+            if deal not in seeds:
+                seeds[deal] = deal_seed(master, deal + 1, rules, dealer_seat)
+            for x, y in pairs:
+                seats = (x, y) if k % 2 == 0 else (y, x)
+                specs.append(
+                    MatchSpec(
+                        key=f"{x}.{y}.{k + 1:03d}",
+                        position=len(specs),
+                        round=r + 1,
+                        pairing=(x, y),
+                        game=k + 1,
+                        deal=deal + 1,
+                        seed=seeds[deal],
+                        seats=seats,
+                    )
+                )
+    return specs
+
+
+def alternating_runs(specs: Sequence[MatchSpec]) -> list[list[MatchSpec]]:
+    """Split one pairing's matches (in order) into runs whose seats alternate match by match."""
+    runs: list[list[MatchSpec]] = []
+    for spec in specs:
+        last = runs[-1][-1] if runs else None
+        if last is not None and spec.seats == (last.seats[1], last.seats[0]):
+            runs[-1].append(spec)
+        else:
+            runs.append([spec])
+    return runs
+
+
+def make_jobs(specs: Iterable[MatchSpec], keep: bool) -> list[Job]:
+    """Jobs for ``specs`` (in order of play): one per match, or with ``keep`` one per series of a
+    pairing within a round (split where the seats do not alternate)."""
+    specs = list(specs)
+    if not keep:
+        return [Job(f"{s.pairing[0]}.{s.pairing[1]}/m{s.game:03d}", (s,), False) for s in specs]
+    groups: dict[tuple[int, tuple[str, str]], list[MatchSpec]] = {}
+    for spec in specs:
+        groups.setdefault((spec.round, spec.pairing), []).append(spec)
+    jobs: list[Job] = []
+    for (_, (x, y)), group in groups.items():
+        for run in alternating_runs(sorted(group, key=lambda s: s.game)):
+            first, last = run[0].game, run[-1].game
+            jobs.append(Job(f"{x}.{y}/m{first:03d}-{last:03d}", tuple(run), True))
+    jobs.sort(key=lambda j: j.matches[0].position)
+    return jobs

@@ -1,0 +1,507 @@
+"""Standings from journaled matches: per-bot tallies, ratings with intervals, head to head, and
+duplicate pairs; written as CSV and JSON beside the journal.
+
+Ratings are Bradley–Terry (Elo scale: 400 / ln 10 per logit) fitted by maximum likelihood as a
+binomial GLM with :mod:`statsmodels` (the model is logistic regression on "+1 for the row's bot,
+-1 for the column's"), with one virtual draw added to every pairing that was played (BayesElo's
+prior) so that a bot that wins every match still gets a finite rating. Ratings are centred on
+the field's mean (0); the 95% intervals are Wald intervals from the fit's covariance, carried
+through the centring. A drawn match (nobody won) counts half a win to each side.
+
+Duplicate deals: for each pairing, the two matches of each deal (same seed, seats swapped) are
+added up; the paired score difference per match is the mean over deals of
+``(d_first + d_second) / 2``, where ``d`` is X's final score minus Y's. Its 95% t-interval is
+compared with the interval the same matches would give if they were independent (the ordinary
+t-interval over the individual ``d``), which is what independent deals would have given.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import math
+from collections.abc import Iterable, Sequence
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from statistics import NormalDist
+from typing import Any
+
+from tournaments.journal import Journal, open_journal
+from tournaments.records import MatchRecord
+
+ELO_PER_LOGIT = 400.0 / math.log(10.0)
+PRIOR_DRAWS = 1.0
+Z95 = NormalDist().inv_cdf(0.975)
+STANDINGS_CSV = "standings.csv"
+STANDINGS_JSON = "standings.json"
+CROSSTABLE_CSV = "crosstable.csv"
+FAULT_KINDS = (
+    "illegal_action",
+    "malformed_action",
+    "out_of_turn",
+    "protocol_error",
+    "deadline_missed",
+    "time_bank_exhausted",
+    "disconnected",
+    "crashed",
+    "not_connected",
+)
+
+
+@dataclass(slots=True)
+class BotStanding:
+    """One bot's line of the standings."""
+
+    name: str
+    rank: int = 0
+    matches: int = 0
+    wins: int = 0
+    losses: int = 0
+    draws: int = 0
+    points: float = 0.0  # 1 per win, 1/2 per draw
+    elo: float | None = None
+    elo_low: float | None = None
+    elo_high: float | None = None
+    score_for: int = 0  # final match scores
+    score_against: int = 0
+    hand_points_for: int = 0
+    hand_points_against: int = 0
+    hands: int = 0
+    hands_won: int = 0
+    gins: int = 0  # gin and big gin
+    big_gins: int = 0
+    undercuts: int = 0  # hands won by undercutting the knocker
+    knocks: int = 0  # hands won by a knock
+    forfeits: int = 0  # matches lost by this bot's fault
+    faults: dict[str, int] = field(default_factory=dict)
+    decisions: int = 0
+    think_ms: float = 0.0
+
+    @property
+    def score_pct(self) -> float | None:
+        """Points as a percentage of matches."""
+        return None if not self.matches else 100.0 * self.points / self.matches
+
+    @property
+    def mean_think_ms(self) -> float | None:
+        """Mean time per decision as the referee measured it (network included)."""
+        return None if not self.decisions else self.think_ms / self.decisions
+
+    @property
+    def fault_total(self) -> int:
+        """Faults of every kind (retried ones included)."""
+        return sum(self.faults.values())
+
+
+@dataclass(slots=True)
+class HeadToHead:
+    """``bot``'s results against ``opponent``."""
+
+    bot: str
+    opponent: str
+    wins: int = 0
+    draws: int = 0
+    losses: int = 0
+
+    @property
+    def matches(self) -> int:
+        """Matches between the two."""
+        return self.wins + self.draws + self.losses
+
+    @property
+    def points(self) -> float:
+        """1 per win, 1/2 per draw."""
+        return self.wins + self.draws / 2
+
+
+@dataclass(slots=True)
+class DealPair:
+    """The two matches of one deal in a duplicate pairing, as paired totals (X's view)."""
+
+    deal: int
+    seed: int
+    x_points: float  # match points of X over both matches (0, 0.5, ..., 2)
+    y_points: float
+    x_score: int  # X's final scores added up
+    y_score: int
+
+
+@dataclass(slots=True)
+class DuplicatePairing:
+    """A pairing's duplicate result: paired totals and the interval they give."""
+
+    x: str
+    y: str
+    pairs: list[DealPair]
+    unpaired_matches: int  # matches whose partner is not played yet
+    x_pair_wins: int = 0  # deals where X's paired match points exceed Y's
+    split: int = 0
+    y_pair_wins: int = 0
+    mean_diff: float | None = None  # X minus Y, final score per match
+    paired_ci: tuple[float, float] | None = None
+    unpaired_ci: tuple[float, float] | None = None
+
+    @property
+    def narrowing(self) -> float | None:
+        """Unpaired interval width over paired width (> 1: duplicate is narrower)."""
+        if self.paired_ci is None or self.unpaired_ci is None:
+            return None
+        paired = self.paired_ci[1] - self.paired_ci[0]
+        unpaired = self.unpaired_ci[1] - self.unpaired_ci[0]
+        return None if paired <= 0 else unpaired / paired
+
+
+@dataclass(slots=True)
+class Standings:
+    """Everything the standings report shows."""
+
+    name: str
+    bots: list[BotStanding]  # ranked
+    head_to_head: dict[tuple[str, str], HeadToHead]
+    duplicate: list[DuplicatePairing]
+    done: int
+    total: int
+    rating_note: str
+
+
+def _blank_faults() -> dict[str, int]:
+    return dict.fromkeys(FAULT_KINDS, 0)
+
+
+def compute_standings(
+    name: str,
+    bots: Sequence[str],
+    records: Iterable[MatchRecord],
+    total: int,
+    *,
+    duplicate: bool = False,
+    ratings: bool = True,
+) -> Standings:
+    """Standings of ``bots`` (file order) from finished matches."""
+    records = list(records)
+    table = {b: BotStanding(b, faults=_blank_faults()) for b in bots}
+    h2h = {(a, b): HeadToHead(a, b) for a in bots for b in bots if a != b}
+    for r in records:
+        for seat, bot in enumerate(r.seats):
+            s = table[bot]
+            other = r.seats[1 - seat]
+            s.matches += 1
+            h = h2h[(bot, other)]
+            if r.winner is None:
+                s.draws += 1
+                s.points += 0.5
+                h.draws += 1
+            elif r.winner == seat:
+                s.wins += 1
+                s.points += 1
+                h.wins += 1
+            else:
+                s.losses += 1
+                h.losses += 1
+            s.score_for += r.final[seat]
+            s.score_against += r.final[1 - seat]
+            if r.forfeit is not None and r.forfeit.charged(seat):
+                s.forfeits += 1
+            s.decisions += r.decisions[seat]
+            s.think_ms += r.think_ms[seat]
+            for hand in r.hands:
+                s.hands += 1
+                if hand.winner == seat:
+                    s.hands_won += 1
+                    s.hand_points_for += hand.points
+                    if hand.outcome in ("gin", "big_gin"):
+                        s.gins += 1
+                    if hand.outcome == "big_gin":
+                        s.big_gins += 1
+                    if hand.outcome == "undercut":
+                        s.undercuts += 1
+                    if hand.outcome == "knock":
+                        s.knocks += 1
+                elif hand.winner is not None:
+                    s.hand_points_against += hand.points
+            for fault in r.faults:
+                if fault.seat == seat:
+                    s.faults[fault.kind] = s.faults.get(fault.kind, 0) + 1
+    note = ""
+    if ratings:
+        try:
+            fitted = bradley_terry(bots, [(r.seats[0], r.seats[1], _score0(r)) for r in records])
+        except Exception as exc:  # a fit that fails must not cost the standings
+            fitted, note = {}, f"ratings unavailable: {type(exc).__name__}: {exc}"
+        for bot, (elo, low, high) in fitted.items():
+            table[bot].elo, table[bot].elo_low, table[bot].elo_high = elo, low, high
+        if not note:
+            note = (
+                "Elo: Bradley-Terry maximum likelihood (statsmodels GLM), one virtual draw per "
+                "pairing, mean 0, 95% Wald intervals"
+            )
+    ranked = sorted(
+        table.values(),
+        key=lambda s: (-s.points, -(s.elo if s.elo is not None else -1e9), bots.index(s.name)),
+    )
+    for i, s in enumerate(ranked, start=1):
+        s.rank = i
+    dup = duplicate_pairings(records) if duplicate else []
+    return Standings(name, ranked, h2h, dup, len(records), total, note)
+
+
+def _score0(record: MatchRecord) -> float:
+    if record.winner is None:
+        return 0.5
+    return 1.0 if record.winner == 0 else 0.0
+
+
+def bradley_terry(
+    bots: Sequence[str], games: Iterable[tuple[str, str, float]]
+) -> dict[str, tuple[float, float, float]]:
+    """Elo ratings with 95% intervals from ``(a, b, score of a)`` results; ``{}`` if < 2 bots
+    have played. Bots that played nobody get no rating."""
+    pairs: dict[tuple[int, int], list[float]] = {}
+    index = {b: i for i, b in enumerate(bots)}
+    for a, b, score in games:
+        i, j = index[a], index[b]
+        if i > j:
+            i, j, score = j, i, 1.0 - score
+        tally = pairs.setdefault((i, j), [0.0, 0.0])
+        tally[0] += score
+        tally[1] += 1.0 - score
+    rated = sorted({i for pair in pairs for i in pair})
+    if len(rated) < 2:
+        return {}
+    import numpy as np
+    from statsmodels.genmod import families  # type: ignore[import-untyped]
+    from statsmodels.genmod.generalized_linear_model import GLM  # type: ignore[import-untyped]
+
+    column = {bot: c for c, bot in enumerate(rated)}
+    k = len(rated)
+    design = np.zeros((len(pairs), k))
+    outcome = np.zeros((len(pairs), 2))
+    for row, ((i, j), (won, lost)) in enumerate(sorted(pairs.items())):
+        design[row, column[i]] = 1.0
+        design[row, column[j]] = -1.0
+        outcome[row] = (won + PRIOR_DRAWS / 2, lost + PRIOR_DRAWS / 2)
+    # The first rated bot is the reference (its strength is 0): drop its column.
+    fit = GLM(outcome, design[:, 1:], family=families.Binomial()).fit()
+    beta = np.concatenate([[0.0], np.asarray(fit.params, dtype=float)])
+    cov = np.zeros((k, k))
+    cov[1:, 1:] = np.asarray(fit.cov_params(), dtype=float)
+    centre = np.eye(k) - np.full((k, k), 1.0 / k)
+    strength = centre @ beta
+    spread = np.sqrt(np.clip(np.diag(centre @ cov @ centre.T), 0.0, None))
+    out: dict[str, tuple[float, float, float]] = {}
+    for c, i in enumerate(rated):
+        elo = float(strength[c]) * ELO_PER_LOGIT
+        half = Z95 * float(spread[c]) * ELO_PER_LOGIT
+        out[bots[i]] = (round(elo, 1), round(elo - half, 1), round(elo + half, 1))
+    return out
+
+
+def mean_interval(values: Sequence[float]) -> tuple[float, float] | None:
+    """The 95% t-interval of the mean of ``values`` (statsmodels), None under 2 values."""
+    if len(values) < 2:
+        return None
+    from statsmodels.stats.weightstats import DescrStatsW  # type: ignore[import-untyped]
+
+    low, high = DescrStatsW(list(values)).tconfint_mean(alpha=0.05)
+    if math.isnan(low):
+        return None
+    return float(low), float(high)
+
+
+def duplicate_pairings(records: Iterable[MatchRecord]) -> list[DuplicatePairing]:
+    """Paired totals per pairing: matches grouped by deal (the pairing's orientation from the
+    record's key ``<x>.<y>.<game>``)."""
+    by_pairing: dict[tuple[str, str], dict[int, list[MatchRecord]]] = {}
+    for r in records:
+        x, y, _ = r.key.split(".")
+        by_pairing.setdefault((x, y), {}).setdefault(r.deal, []).append(r)
+    out: list[DuplicatePairing] = []
+    for (x, y), deals in by_pairing.items():
+        pairs: list[DealPair] = []
+        singles: list[float] = []
+        loose = 0
+        for deal, matches in sorted(deals.items()):
+            diffs = []
+            for m in matches:
+                sx = m.seat_of(x)
+                diffs.append(float(m.final[sx] - m.final[1 - sx]))
+            singles.extend(diffs)
+            if len(matches) != 2:
+                loose += len(matches)
+                continue
+            xp = sum(_points(m, m.seat_of(x)) for m in matches)
+            pairs.append(
+                DealPair(
+                    deal=deal,
+                    seed=matches[0].seed,
+                    x_points=xp,
+                    y_points=2.0 - xp,
+                    x_score=sum(m.final[m.seat_of(x)] for m in matches),
+                    y_score=sum(m.final[m.seat_of(y)] for m in matches),
+                )
+            )
+        paired = [(p.x_score - p.y_score) / 2 for p in pairs]
+        result = DuplicatePairing(x, y, pairs, loose)
+        result.x_pair_wins = sum(1 for p in pairs if p.x_points > p.y_points)
+        result.y_pair_wins = sum(1 for p in pairs if p.x_points < p.y_points)
+        result.split = len(pairs) - result.x_pair_wins - result.y_pair_wins
+        if paired:
+            result.mean_diff = sum(paired) / len(paired)
+        result.paired_ci = mean_interval(paired)
+        paired_singles = [
+            float(m.final[m.seat_of(x)] - m.final[1 - m.seat_of(x)])
+            for deal, matches in sorted(deals.items())
+            if len(matches) == 2
+            for m in matches
+        ]
+        result.unpaired_ci = mean_interval(paired_singles)
+        out.append(result)
+    return out
+
+
+def _points(record: MatchRecord, seat: int) -> float:
+    if record.winner is None:
+        return 0.5
+    return 1.0 if record.winner == seat else 0.0
+
+
+# --- files ----------------------------------------------------------------------------------
+
+_COLUMNS = (
+    "rank",
+    "name",
+    "matches",
+    "wins",
+    "losses",
+    "draws",
+    "points",
+    "score_pct",
+    "elo",
+    "elo_low",
+    "elo_high",
+    "score_for",
+    "score_against",
+    "hand_points_for",
+    "hand_points_against",
+    "hands",
+    "hands_won",
+    "gins",
+    "big_gins",
+    "undercuts",
+    "knocks",
+    "forfeits",
+    "faults",
+    "decisions",
+    "mean_think_ms",
+)
+
+
+def bot_row(s: BotStanding) -> dict[str, Any]:
+    """A bot's standings as a flat mapping (CSV columns; faults per kind as ``fault_<kind>``)."""
+    row: dict[str, Any] = {}
+    for column in _COLUMNS:
+        if column == "faults":
+            row[column] = s.fault_total
+        else:
+            value = getattr(s, column)
+            row[column] = round(value, 3) if isinstance(value, float) else value
+    for kind in FAULT_KINDS:
+        row[f"fault_{kind}"] = s.faults.get(kind, 0)
+    return row
+
+
+def standings_csv(standings: Standings) -> str:
+    """``standings.csv``: one row per bot, in rank order."""
+    buf = io.StringIO()
+    rows = [bot_row(s) for s in standings.bots]
+    writer = csv.DictWriter(buf, fieldnames=list(rows[0]), lineterminator="\n")
+    writer.writeheader()
+    writer.writerows(rows)
+    return buf.getvalue()
+
+
+def crosstable_csv(standings: Standings) -> str:
+    """``crosstable.csv``: row bot's wins-draws-losses against each column bot."""
+    names = [s.name for s in standings.bots]
+    buf = io.StringIO()
+    writer = csv.writer(buf, lineterminator="\n")
+    writer.writerow(["bot", *names])
+    for a in names:
+        cells = []
+        for b in names:
+            h = standings.head_to_head.get((a, b))
+            cells.append("" if h is None or a == b else f"{h.wins}-{h.draws}-{h.losses}")
+        writer.writerow([a, *cells])
+    return buf.getvalue()
+
+
+def standings_json(standings: Standings) -> str:
+    """``standings.json``: everything, for programs."""
+    data = {
+        "tournament": standings.name,
+        "matches_done": standings.done,
+        "matches_total": standings.total,
+        "ratings": standings.rating_note,
+        "bots": [{**bot_row(s), "faults_by_kind": dict(s.faults)} for s in standings.bots],
+        "head_to_head": [
+            {**asdict(h), "points": h.points} for h in standings.head_to_head.values() if h.matches
+        ],
+        "duplicate": [
+            {
+                "x": d.x,
+                "y": d.y,
+                "deal_pairs": [asdict(p) for p in d.pairs],
+                "unpaired_matches": d.unpaired_matches,
+                "x_pair_wins": d.x_pair_wins,
+                "split": d.split,
+                "y_pair_wins": d.y_pair_wins,
+                "mean_score_diff_per_match": d.mean_diff,
+                "paired_ci95": d.paired_ci,
+                "unpaired_ci95": d.unpaired_ci,
+                "narrowing": d.narrowing,
+            }
+            for d in standings.duplicate
+        ],
+    }
+    return json.dumps(data, indent=2) + "\n"
+
+
+def write_standings(directory: Path, standings: Standings) -> list[Path]:
+    """Write the CSV and JSON files into ``directory``; their paths."""
+    files = {
+        STANDINGS_CSV: standings_csv(standings),
+        CROSSTABLE_CSV: crosstable_csv(standings),
+        STANDINGS_JSON: standings_json(standings),
+    }
+    paths = []
+    for name, text in files.items():
+        path = directory / name
+        tmp = path.with_suffix(path.suffix + ".tmp")
+        tmp.write_text(text, encoding="utf-8")
+        tmp.replace(path)
+        paths.append(path)
+    return paths
+
+
+def journal_standings(journal: Journal, *, ratings: bool = True) -> Standings:
+    """The standings of the tournament a journal records."""
+    identity = journal.meta("identity") or {}
+    config = journal.meta("config") or {}
+    return compute_standings(
+        str(config.get("name", "tournament")),
+        journal.bot_names(),
+        journal.records(),
+        len(journal.schedule()),
+        duplicate=bool(identity.get("duplicate")),
+        ratings=ratings,
+    )
+
+
+def load_standings(directory: Path, *, ratings: bool = True) -> Standings:
+    """The standings of the tournament in ``directory`` (its journal must exist)."""
+    journal = open_journal(directory, create=False)
+    try:
+        return journal_standings(journal, ratings=ratings)
+    finally:
+        journal.close()
