@@ -430,9 +430,12 @@ def parse_text(text: str, source: str = "<text>", base: Path | None = None) -> T
         return TournamentConfig(**fields).validate()
     except GinRefError as exc:
         message = str(exc)
-        for key in ("duplicate", "challengers", "format", "bots"):
-            if key in message or (key == "challengers" and "gauntlet" in message):
-                raise r.error((key,), message) from None
+        # Name the key the combination hangs on: the first of the candidates the file has.
+        candidates = {"duplicate": ("duplicate", "matches"), "gauntlet": ("challengers", "format")}
+        for word, keys in candidates.items():
+            present = [k for k in keys if k in data]
+            if word in message and present:
+                raise r.error((present[0],), message) from None
         raise TournamentFileError(f"{source}: {message}") from None
 
 

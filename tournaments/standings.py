@@ -21,6 +21,7 @@ import csv
 import io
 import json
 import math
+import warnings
 from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -281,8 +282,12 @@ def bradley_terry(
         design[row, column[i]] = 1.0
         design[row, column[j]] = -1.0
         outcome[row] = (won + PRIOR_DRAWS / 2, lost + PRIOR_DRAWS / 2)
-    # The first rated bot is the reference (its strength is 0): drop its column.
-    fit = GLM(outcome, design[:, 1:], family=families.Binomial()).fit()
+    # The first rated bot is the reference (its strength is 0): drop its column. A saturated
+    # model (as many pairings as free strengths) makes the IRLS step divide by zero residual
+    # degrees of freedom for a scale the binomial family does not use: that warning is noise.
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        fit = GLM(outcome, design[:, 1:], family=families.Binomial()).fit()
     beta = np.concatenate([[0.0], np.asarray(fit.params, dtype=float)])
     cov = np.zeros((k, k))
     cov[1:, 1:] = np.asarray(fit.cov_params(), dtype=float)
