@@ -285,6 +285,11 @@ def test_jobs_keep_a_pairing_series_together_with_alternating_seats() -> None:
     split = make_jobs([first[0], first[1], first[3]], keep=True)
     assert [len(j.matches) for j in split] == [2, 1]
     assert len({j.key for j in make_jobs(specs, keep=True)}) == len(kept)
+    # Fewer series than lanes: the series are halved to keep every lane busy.
+    one_pairing = [s for s in specs if s.pairing == ("a", "b") and s.round == 1]
+    halves = make_jobs(one_pairing, keep=True, lanes=2)
+    assert [[m.game for m in j.matches] for j in halves] == [[1, 2], [3, 4]]
+    assert len(make_jobs(one_pairing, keep=True, lanes=9)) == 4
 
 
 def test_rules_overrides_change_the_schedule_identity() -> None:

@@ -198,7 +198,8 @@ class TournamentRunner:
         session = self.journal.start_session(lanes)
         wall0, cpu0, main0 = time.perf_counter(), time.process_time(), time.thread_time()
         self.clean()
-        jobs: deque[Job] = deque(make_jobs(self.remaining(), keep=self.config.processes == "keep"))
+        keep = self.config.processes == "keep"
+        jobs: deque[Job] = deque(make_jobs(self.remaining(), keep=keep, lanes=lanes))
         executor = executor or LocalExecutor(self.config, self.directory)
         running: dict[asyncio.Task[None], Job] = {}
         played = 0

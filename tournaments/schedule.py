@@ -147,19 +147,31 @@ def alternating_runs(specs: Sequence[MatchSpec]) -> list[list[MatchSpec]]:
     return runs
 
 
-def make_jobs(specs: Iterable[MatchSpec], keep: bool) -> list[Job]:
+def _series_job(run: Sequence[MatchSpec]) -> Job:
+    x, y = run[0].pairing
+    return Job(f"{x}.{y}/m{run[0].game:03d}-{run[-1].game:03d}", tuple(run), True)
+
+
+def make_jobs(specs: Iterable[MatchSpec], keep: bool, lanes: int = 1) -> list[Job]:
     """Jobs for ``specs`` (in order of play): one per match, or with ``keep`` one per series of a
-    pairing within a round (split where the seats do not alternate)."""
+    pairing within a round (split where the seats do not alternate). With fewer series than
+    ``lanes``, the longest series are halved until every lane has one (or each is one match)."""
     specs = list(specs)
     if not keep:
         return [Job(f"{s.pairing[0]}.{s.pairing[1]}/m{s.game:03d}", (s,), False) for s in specs]
     groups: dict[tuple[int, tuple[str, str]], list[MatchSpec]] = {}
     for spec in specs:
         groups.setdefault((spec.round, spec.pairing), []).append(spec)
-    jobs: list[Job] = []
-    for (_, (x, y)), group in groups.items():
-        for run in alternating_runs(sorted(group, key=lambda s: s.game)):
-            first, last = run[0].game, run[-1].game
-            jobs.append(Job(f"{x}.{y}/m{first:03d}-{last:03d}", tuple(run), True))
+    runs: list[list[MatchSpec]] = []
+    for group in groups.values():
+        runs.extend(alternating_runs(sorted(group, key=lambda s: s.game)))
+    while runs and len(runs) < lanes:
+        longest = max(runs, key=len)
+        if len(longest) < 2:
+            break
+        half = (len(longest) + 1) // 2
+        at = runs.index(longest)
+        runs[at : at + 1] = [longest[:half], longest[half:]]
+    jobs = [_series_job(run) for run in runs]
     jobs.sort(key=lambda j: j.matches[0].position)
     return jobs
