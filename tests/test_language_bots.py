@@ -44,6 +44,7 @@ from referee.wire import ginrummy_pb2 as pb
 from referee.wire import ginrummy_pb2_grpc as pb_grpc
 from sample_bots import greedy_bot, random_bot
 from sample_bots.client import action_kind
+from tournaments.config import load_file
 
 ROOT = Path(__file__).resolve().parent.parent
 BOTS = ROOT / "sample_bots"
@@ -427,3 +428,21 @@ def test_random_bots_share_one_generator(random_matches: Any) -> None:
     first, *others = LANGS
     for lang in others:
         assert_same_match(random_matches(first), random_matches(lang), f"random {lang} v {first}")
+
+
+# --- The mixed-language tournament file --------------------------------------------------------
+
+
+def test_the_languages_tournament_names_every_sample_bot() -> None:
+    config = load_file(ROOT / "tournaments" / "languages.toml")
+    commands = {bot.name: bot for bot in config.bots}
+    for kind in ("greedy", "random"):
+        assert commands[f"{kind}-python"].command[1:] == ("-m", f"sample_bots.{kind}_bot")
+        for lang in LANGS:
+            bots = built(lang)
+            entry = commands[f"{kind}-{lang}"]
+            assert entry.cwd == str(ROOT)
+            expected = bots.greedy if kind == "greedy" else bots.random
+            # The file's paths are relative to the repository's root, where the bot starts.
+            assert [str(ROOT / a) if "/" in a else a for a in entry.command] == list(expected)
+    assert len(config.bots) == 10
