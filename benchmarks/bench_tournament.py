@@ -7,8 +7,9 @@ series. The bots are the sample bots' own policies wrapped in a stopwatch
 (benchmarks/timed_bot.py). For each run: matches per minute, and the share of lane time
 (wall time x lanes) spent
 
-- in bot start-up: from launching the bots to the first MatchStart (journal ``startup_s``), plus
-  the shutdown after each job (the rest of the job's time after its last match);
+- in bot start-up: from launching the bots to the first MatchStart (journal ``startup_s``);
+- in bot exit and idle lanes: lane time in neither start-up nor a match (bots exiting after a
+  job, a lane with no job left);
 - in the bots' thinking: their own ``decide`` time;
 - in gRPC: the referee's measured round trip (request written -> reply read, the log's
   ``think_ms``) minus the bots' thinking: serialization and transport on both sides;
@@ -20,7 +21,10 @@ Part 2, duplicate deals: the same bots plus the test suite's trivial bot (tests/
 knock as soon as legal), a round robin of ``--dup-matches`` matches per pairing, once with
 duplicate deals and once with independent deals (same master seed). For each pairing: the 95%
 interval width of the mean score difference per match (X's final score minus Y's) from the
-paired totals, from the same matches taken as independent, and from the independent run.
+paired totals, from the same matches taken as independent, and from the independent run; and
+the correlation of the two matches' differences within a deal (duplicate narrows the interval
+only when it is negative). A control pairs two copies of the deterministic greedy bot, where the
+two matches of a deal are the same game and the paired interval collapses to 0.
 
 Run: ``.venv/bin/python benchmarks/bench_tournament.py [--matches N] [--dup-matches N]``.
 """
@@ -107,7 +111,7 @@ def run(text: str, concurrency: int, work: Path) -> tuple[dict[str, Any], Tourna
 def part1(matches: int) -> None:
     print(f"Part 1: round robin of the sample bots, {matches} matches, standard profile")
     head = (
-        f"{'run':<16}{'matches/min':>12}{'start-up':>10}{'shutdown':>10}{'bots think':>11}"
+        f"{'run':<16}{'matches/min':>12}{'start-up':>10}{'exit, gaps':>11}{'bots think':>11}"
         f"{'gRPC':>7}{'referee CPU':>12}{'(loop thread)':>14}{'µs CPU/decision':>16}"
     )
     print(head)
@@ -119,7 +123,7 @@ def part1(matches: int) -> None:
             per = 1e6 * stats["referee_cpu"] * stats["wall"] / max(1, stats["decisions"])
             print(
                 f"{processes + ', -j ' + str(j):<16}{stats['per_min']:>12.1f}"
-                f"{100 * stats['startup']:>9.0f}%{100 * stats['shutdown']:>9.0f}%"
+                f"{100 * stats['startup']:>9.0f}%{100 * stats['shutdown']:>10.0f}%"
                 f"{100 * stats['bots']:>10.1f}%{100 * stats['grpc']:>6.0f}%"
                 f"{100 * stats['referee_cpu']:>11.0f}%{100 * stats['referee_main']:>13.0f}%"
                 f"{per:>16.0f}"
@@ -134,6 +138,28 @@ def diffs(runner: TournamentRunner, pairing: tuple[str, str]) -> list[float]:
         for r in runner.journal.records()
         if r.key.startswith(f"{pairing[0]}.{pairing[1]}.")
     ]
+
+
+def pair_diffs(
+    runner: TournamentRunner, pairing: tuple[str, str]
+) -> tuple[list[float], list[float]]:
+    """X's score difference in the first and in the second match of each deal."""
+    x = pairing[0]
+    by_deal: dict[int, list[float]] = {}
+    for r in runner.journal.records():
+        if r.key.startswith(f"{pairing[0]}.{pairing[1]}."):
+            by_deal.setdefault(r.deal, []).append(
+                float(r.final[r.seat_of(x)] - r.final[1 - r.seat_of(x)])
+            )
+    pairs = [v for v in by_deal.values() if len(v) == 2]
+    return [p[0] for p in pairs], [p[1] for p in pairs]
+
+
+def correlation(a: list[float], b: list[float]) -> float:
+    try:
+        return statistics.correlation(a, b)
+    except statistics.StatisticsError:
+        return float("nan")
 
 
 def width(interval: tuple[float, float] | None) -> float:
@@ -167,13 +193,35 @@ def part2(matches: int) -> None:
                 f"{d.x + ' v ' + d.y:<20}{d.mean_diff or 0:>+10.1f}{width(d.paired_ci):>9.1f}"
                 f"{width(d.unpaired_ci):>16.1f}{width(ci_ind):>17.1f}{ratio:>10.2f}x"
             )
+            firsts, seconds = pair_diffs(dup_runner, (d.x, d.y))
             print(
                 f"{'':<20}independent run mean {statistics.fmean(independent):+.1f}; "
                 f"deal pairs {len(d.pairs)}: X won {d.x_pair_wins}, split {d.split}, "
-                f"Y won {d.y_pair_wins}"
+                f"Y won {d.y_pair_wins}; within-pair correlation of the differences "
+                f"{correlation(firsts, seconds):+.2f}"
             )
         dup_runner.close()
         ind_runner.close()
+        # Control: two copies of the deterministic greedy bot. Each deal's two matches are the
+        # same game with the bots' names swapped, so the paired difference is exactly 0.
+        twins = SAMPLE_BOTS.split("[[bots]]")[1]
+        twin_bots = "[[bots]]" + twins + "[[bots]]" + twins.replace('"greedy"', '"greedy-twin"', 1)
+        _, twin_runner = run(
+            config_text(20, "keep", twin_bots, "duplicate = true"), 2, Path(tmp) / "t"
+        )
+        (twin,) = compute_standings(
+            "twin",
+            twin_runner.journal.bot_names(),
+            twin_runner.journal.records(),
+            20,
+            duplicate=True,
+            ratings=False,
+        ).duplicate
+        print(
+            f"{'control: greedy v greedy-twin':<32}paired {width(twin.paired_ci):.1f}, "
+            f"same matches unpaired {width(twin.unpaired_ci):.1f} ({len(twin.pairs)} deal pairs)"
+        )
+        twin_runner.close()
     print(
         f"(95% interval widths of the mean score difference per match; {dup['matches']} + "
         f"{ind['matches']} matches in {time.perf_counter() - started:.0f} s)"

@@ -252,6 +252,7 @@ class TournamentRunner:
                     del running[task]
                     if any(m.key not in self.finished for m in job.matches):
                         self.clean(self.job_directory(job))
+                    progress()
                 left = [m for m in job.matches if m.key not in self.finished]
                 if left and not self._stopping:
                     if len(self.finished) == before:
