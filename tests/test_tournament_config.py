@@ -354,8 +354,9 @@ def test_standings_count_everything_from_each_bots_seat() -> None:
     ]
     s = compute_standings("t", ["a", "b"], records, 4, ratings=False)
     a, b = (next(x for x in s.bots if x.name == n) for n in "ab")
-    assert (a.rank, a.matches, a.wins, a.losses, a.draws, a.points) == (1, 3, 2, 0, 1, 2.5)
-    assert (b.matches, b.wins, b.losses, b.draws, b.points) == (3, 0, 2, 1, 0.5)
+    # Both seats forfeited the third match: a loss for each, no point.
+    assert (a.rank, a.matches, a.wins, a.losses, a.draws, a.points) == (1, 3, 2, 1, 0, 2.0)
+    assert (b.matches, b.wins, b.losses, b.draws, b.points) == (3, 0, 3, 0, 0.0)
     assert (a.score_for, a.score_against) == (80, 27)
     assert (a.hand_points_for, a.hand_points_against, a.hands_won, a.hands) == (80, 27, 2, 4)
     assert (a.gins, a.knocks, a.undercuts, b.undercuts, b.hands_won) == (1, 1, 0, 1, 1)
@@ -363,7 +364,10 @@ def test_standings_count_everything_from_each_bots_seat() -> None:
     assert (a.forfeits, b.forfeits) == (1, 2)  # both forfeited the third match
     assert a.decisions == 10 + 12 + 10 and a.think_ms == pytest.approx(5 + 24 + 5)
     h = s.head_to_head[("a", "b")]
-    assert (h.wins, h.draws, h.losses, h.points) == (2, 1, 0, 2.5)
+    assert (h.wins, h.draws, h.losses, h.points) == (2, 0, 1, 2.0)
+    drawn = record("a.b.004", ("a", "b"), None, (0, 0))  # nobody won, nobody at fault
+    tied = compute_standings("t", ["a", "b"], [drawn], 1, ratings=False)
+    assert [(x.draws, x.points) for x in tied.bots] == [(1, 0.5), (1, 0.5)]
     assert s.done == 3 and s.total == 4
 
 

@@ -136,7 +136,7 @@ class TournamentRunner:
     def _tally(self, record: MatchRecord) -> None:
         for seat, bot in enumerate(record.seats):
             self.games[bot] += 1
-            if record.winner is None:
+            if record.winner is None and record.forfeit is None:
                 self.points[bot] += 0.5
             elif record.winner == seat:
                 self.points[bot] += 1.0

@@ -13,6 +13,9 @@ added up; the paired score difference per match is the mean over deals of
 ``(d_first + d_second) / 2``, where ``d`` is X's final score minus Y's. Its 95% t-interval is
 compared with the interval the same matches would give if they were independent (the ordinary
 t-interval over the individual ``d``), which is what independent deals would have given.
+
+A match nobody won is a draw (½ point each), except when both seats forfeited (neither bot
+connected, say): that is a loss for both, no point, and it is left out of the ratings.
 """
 
 from __future__ import annotations
@@ -189,7 +192,10 @@ def compute_standings(
             other = r.seats[1 - seat]
             s.matches += 1
             h = h2h[(bot, other)]
-            if r.winner is None:
+            if r.winner is None and r.forfeit is not None:
+                s.losses += 1  # both seats forfeited: a loss for each, no point
+                h.losses += 1
+            elif r.winner is None:
                 s.draws += 1
                 s.points += 0.5
                 h.draws += 1
@@ -227,7 +233,8 @@ def compute_standings(
     note = ""
     if ratings:
         try:
-            fitted = bradley_terry(bots, [(r.seats[0], r.seats[1], _score0(r)) for r in records])
+            rated = [r for r in records if not (r.winner is None and r.forfeit is not None)]
+            fitted = bradley_terry(bots, [(r.seats[0], r.seats[1], _score0(r)) for r in rated])
         except Exception as exc:  # a fit that fails must not cost the standings
             fitted, note = {}, f"ratings unavailable: {type(exc).__name__}: {exc}"
         for bot, (elo, low, high) in fitted.items():
