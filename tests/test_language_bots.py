@@ -23,6 +23,8 @@ from __future__ import annotations
 import functools
 import json
 import os
+import re
+import shutil
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -446,3 +448,46 @@ def test_the_languages_tournament_names_every_sample_bot() -> None:
             # The file's paths are relative to the repository's root, where the bot starts.
             assert [str(ROOT / a) if "/" in a else a for a in entry.command] == list(expected)
     assert len(config.bots) == 10
+
+
+# --- The minimal bots of docs/bots-in-any-language.md, as printed ------------------------------
+
+GUIDE = ROOT / "docs" / "bots-in-any-language.md"
+GUIDE_SECTIONS = {"js": "JavaScript (Node.js)", "cpp": "C++", "go": "Go", "java": "Java"}
+GUIDE_FENCES = {"js": "js", "cpp": "cpp", "go": "go", "java": "java"}
+
+
+def guide_bot(lang: str) -> tuple[str, str, str]:
+    """(file name, source, build commands) of the language's minimal bot in the guide."""
+    text = GUIDE.read_text(encoding="utf-8")
+    section = text.split(f"\n### {GUIDE_SECTIONS[lang]}\n", 1)[1].split("\n### ", 1)[0]
+    name = re.search(r"Save it as `([^`]+)`", section)
+    assert name is not None, f"no 'Save it as' in the {lang} section"
+    source = section.split(f"```{GUIDE_FENCES[lang]}\n", 1)[1].split("\n```", 1)[0]
+    build = section.split("```sh\n", 1)[1].split("\n```", 1)[0]
+    return name.group(1), source + "\n", build + "\n"
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_the_minimal_bot_of_the_guide_builds_and_plays(lang: str, tmp_path: Path) -> None:
+    built(lang)  # the toolchain is there
+    name, source, build = guide_bot(lang)
+    work = tmp_path / "bot"
+    shutil.copytree(ROOT / "proto", work / "proto")
+    (work / name).write_text(source, encoding="utf-8")
+    proc = subprocess.run(
+        ["bash", "-euo", "pipefail", "-c", build],
+        cwd=work,
+        capture_output=True,
+        text=True,
+        timeout=1200,
+        check=False,
+    )
+    assert proc.returncode == 0, f"the guide's build failed:\n{proc.stdout}\n{proc.stderr}"
+    command = ("node", str(work / name)) if lang == "js" else (str(work / "minimal_bot"),)
+    outcome = run_match(
+        BotSpec(command, "minimal"), PY_GREEDY, Rules.profile("standard"), 7, tmp_path, OPTIONS
+    )
+    assert_clean(outcome)
+    assert outcome.result.termination is Termination.TARGET
+    assert outcome.seats[0].name == "minimal-bot"
