@@ -8,10 +8,12 @@ Two entry points, each with an async core and a sync wrapper:
 
 Launch contract (docs/referee.md): each bot is started from its command line in a process group
 of its own, with ``GINREF_ADDRESS`` (the referee's ``host:port``), ``GINREF_TOKEN`` (its seat's
-secret token) and ``GINREF_SEAT`` (its seat in the first match) added to the environment; its
-stdout and stderr go to ``<log stem>.seat<N>.<label>.log`` beside the replay log. When the
-series is over, each bot gets ``exit_grace`` seconds to exit by itself, then SIGTERM to its whole
-process group, then SIGKILL after ``kill_grace``; every process it started in its group is gone.
+secret token) and ``GINREF_SEAT`` (its seat in the first match) added to the environment, and
+the directory of the referee's interpreter first on its ``PATH`` (so ``python`` is the one
+ginref runs on); its stdout and stderr go to ``<log stem>.seat<N>.<label>.log`` beside the
+replay log. When the series is over, each bot gets ``exit_grace`` seconds to exit by itself,
+then SIGTERM to its whole process group, then SIGKILL after ``kill_grace``; every process it
+started in its group is gone.
 
 Clock (R11.5, proto ``TimeControl``): each decision may take ``move_time`` without touching the
 bank; time beyond it is taken from the match's ``bank``. The time runs from just before the
@@ -35,8 +37,9 @@ import re
 import secrets
 import shlex
 import signal
+import sys
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import IO, Any
@@ -914,6 +917,25 @@ async def run_series_async(
     return SeriesOutcome(tuple(outcomes), tuple(p.bots_by_seat for p in plans))
 
 
+def bot_environment(
+    address: str, token: str, seat: int, base: Mapping[str, str] | None = None
+) -> dict[str, str]:
+    """The environment a bot starts with: ``base`` (default: the referee's) and the launch contract.
+
+    The directory of the referee's own interpreter goes first on PATH, so that a bot command
+    such as ``python -m sample_bots.random_bot`` runs the interpreter ginref runs on (with grpc
+    and the client) even when ginref was started as ``.venv/bin/ginref`` without activating the
+    virtualenv. ``sys.executable`` is not resolved: a virtualenv's ``bin/python`` is a symlink
+    out of it.
+    """
+    env = dict(os.environ if base is None else base)
+    bindir = os.path.dirname(sys.executable)
+    if bindir:
+        env["PATH"] = bindir + os.pathsep + env.get("PATH", os.defpath)
+    env.update({ENV_ADDRESS: address, ENV_TOKEN: token, ENV_SEAT: str(seat)})
+    return env
+
+
 async def _launch_and_connect(
     conns: Sequence[_Conn],
     plan: _MatchPlan,
@@ -933,10 +955,8 @@ async def _launch_and_connect(
 
     for conn in conns:
         seat = plan.bots_by_seat.index(conn.index)
-        env = dict(os.environ)
-        env.update({ENV_ADDRESS: address, ENV_TOKEN: conn.ticket.token, ENV_SEAT: str(seat)})
         conn.ticket.on_rejected = on_rejected(conn)
-        await conn.proc.start(env)
+        await conn.proc.start(bot_environment(address, conn.ticket.token, seat))
 
     async def connect(conn: _Conn) -> None:
         if conn.proc.start_error is not None:

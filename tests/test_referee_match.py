@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import os
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -10,13 +12,14 @@ import pytest
 
 from referee.errors import ReplayLogError
 from referee.game import Termination
-from referee.match_runner import RefereeOptions, run_series
+from referee.match_runner import BotSpec, RefereeOptions, bot_environment, run_series
 from referee.replay_log import load_log, read_log, verify_file, verify_log
 from referee.rules import PROFILES, Rules
 from tests import jsonschema_lite
 from tests.referee_helpers import (
     FAST,
     ROOT,
+    TESTBOT,
     bot,
     env_pidfile,
     no_process_left,
@@ -101,6 +104,33 @@ def test_a_bot_that_crashes_forfeits_the_rest_of_its_series(tmp_path: Path, pidf
     assert second.forfeit.kind.value == "crashed"
     assert second.hand_results == ()
     verify_file(second.log_path)
+
+
+def test_bots_get_the_referees_interpreter_first_on_path() -> None:
+    bindir = os.path.dirname(sys.executable)
+    env = bot_environment("127.0.0.1:5", "tok", 1, {"PATH": "/usr/bin:/bin", "HOME": "/h"})
+    assert env["PATH"] == f"{bindir}{os.pathsep}/usr/bin:/bin"
+    assert (env["GINREF_ADDRESS"], env["GINREF_TOKEN"], env["GINREF_SEAT"]) == (
+        "127.0.0.1:5",
+        "tok",
+        "1",
+    )
+    assert env["HOME"] == "/h"
+    assert bot_environment("a:1", "t", 0, {})["PATH"] == f"{bindir}{os.pathsep}{os.defpath}"
+
+
+def test_a_bare_python_command_runs_the_referees_interpreter(
+    tmp_path: Path, pidfile: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # As when ginref runs as .venv/bin/ginref with the virtualenv not on PATH: here no
+    # interpreter at all is on PATH, yet "python testbot.py" finds the referee's (with grpc).
+    monkeypatch.setenv("PATH", str(tmp_path / "nothing-here"))
+    python = Path(sys.executable).name
+    a = BotSpec((python, str(TESTBOT), "play"), "a")
+    b = BotSpec((python, str(TESTBOT), "first"), "b")
+    outcome = play(tmp_path, a, b, seed=3)
+    assert outcome.forfeit is None and outcome.faults == ()
+    assert [s.name for s in outcome.seats] == ["testbot-play", "testbot-first"]
 
 
 def test_bad_options_are_refused_before_anything_starts(tmp_path: Path) -> None:
