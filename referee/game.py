@@ -414,7 +414,9 @@ class Match:
             return [_DRAW_DISCARD, _PASS]
         if phase is Phase.WALL:
             if self.rules.wall_rule == "rlcard":
-                return [_DRAW_DISCARD, _DECLARE_DEAD]
+                if self._may_take_discard():
+                    return [_DRAW_DISCARD, _DECLARE_DEAD]
+                return [_DECLARE_DEAD]
             return [_DRAW_DISCARD, _PASS] if self._may_take_discard() else [_PASS]
         if phase is Phase.DISCARD:
             opts = self._discard_options()
@@ -710,6 +712,12 @@ class Match:
             if isinstance(action, DeclareDead):
                 return lambda: self._end_dead("declared_dead")
             if isinstance(action, DrawDiscard):
+                if not self._may_take_discard():
+                    raise IllegalActionError(
+                        "R4.3",
+                        "the top discard was discarded just after being taken; its first "
+                        "discarder may take it back only to knock, and no knock with it is legal",
+                    )
                 return self._do_take
             raise IllegalActionError(
                 "R7.5",
@@ -1012,10 +1020,10 @@ class Match:
         self.hand_results.append(result)
         h.phase = Phase.MATCH_OVER
         h.to_act = None
-        if self._settle_games():
-            return
-        if rules.scope == "single_hand":
+        if rules.scope == "single_hand":  # R9.9: one hand, no game to settle
             self.result = MatchResult(Termination.SINGLE_HAND, winner, self.scores)
+            return
+        if self._settle_games():
             return
         self._deal(self._next_dealer(h.dealer, winner))
 
