@@ -375,13 +375,8 @@ def seat_scores_pb(
     ]
 
 
-def observation_pb(
-    obs: Observation, events: EventEncoder, extra_boxes: Sequence[int] = (0, 0)
-) -> pb.Observation:
-    """The wire form of ``obs``; ``events`` is the seat's encoder for the current hand.
-
-    ``extra_boxes`` (R9.7) is public but not part of the engine's observation.
-    """
+def observation_pb(obs: Observation, events: EventEncoder) -> pb.Observation:
+    """The wire form of ``obs``; ``events`` is the seat's encoder for the current hand."""
     events.sync(obs.events, obs.knock)
     msg = pb.Observation(
         seat=obs.seat,
@@ -397,7 +392,7 @@ def observation_pb(
         taken_card=_card_pb(obs.taken),
         barred_card=_card_pb(obs.barred),
         must_knock=obs.must_knock,
-        scores=seat_scores_pb(obs.scores, obs.hands_won, extra_boxes),
+        scores=seat_scores_pb(obs.scores, obs.hands_won, obs.extra_boxes),
         dealer=obs.dealer,
         hand_number=0 if obs.phase is Phase.CHOOSE_DEALER else obs.hand_number + 1,
         events=events.events,
@@ -434,13 +429,7 @@ class SeatRequests:
         del self._request.observation.events[:]
 
     def request(
-        self,
-        obs: Observation,
-        request_id: int,
-        time_left_ms: int,
-        move_time_ms: int,
-        bank_ms: int,
-        extra_boxes: Sequence[int] = (0, 0),
+        self, obs: Observation, request_id: int, time_left_ms: int, move_time_ms: int, bank_ms: int
     ) -> pb.RefereeMessage:
         """The request for ``obs`` (the same fields as :func:`decision_request_pb`)."""
         self.encoder.sync(obs.events, obs.knock)
@@ -474,7 +463,7 @@ class SeatRequests:
             score = o.scores[s]
             score.points = obs.scores[s]
             score.hands_won = obs.hands_won[s]
-            score.extra_boxes = extra_boxes[s]
+            score.extra_boxes = obs.extra_boxes[s]
         o.dealer = obs.dealer
         o.hand_number = 0 if obs.phase is Phase.CHOOSE_DEALER else obs.hand_number + 1
         if obs.last_hand is not self._last_hand:
@@ -497,13 +486,12 @@ def decision_request_pb(
     time_left_ms: int,
     move_time_ms: int,
     bank_ms: int,
-    extra_boxes: Sequence[int] = (0, 0),
 ) -> pb.RefereeMessage:
     """A DecisionRequest for the acting seat, whose observation lists the legal actions."""
     return pb.RefereeMessage(
         decision_request=pb.DecisionRequest(
             request_id=request_id,
-            observation=observation_pb(obs, events, extra_boxes),
+            observation=observation_pb(obs, events),
             legal_actions=[action_pb(a) for a in obs.legal_actions],
             time_left_ms=time_left_ms,
             move_time_ms=move_time_ms,

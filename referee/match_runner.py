@@ -568,14 +568,9 @@ class _Session:
     # --- the match ----------------------------------------------------------------------------
 
     def _scores(self) -> list[pb.SeatScore]:
-        m = self.match
-        tally = m.games[0] if m.games else m.tally
-        return seat_scores_pb(tally.points, tally.hands_won, tally.extra_boxes)
-
-    def _extra_boxes(self) -> tuple[int, int]:
-        m = self.match
-        tally = m.games[0] if m.games else m.tally
-        return tally.extra_boxes[0], tally.extra_boxes[1]
+        """The match scores now (public: both seats' observations show the same)."""
+        obs = observe(self.match, 0)
+        return seat_scores_pb(obs.scores, obs.hands_won, obs.extra_boxes)
 
     async def run(self) -> MatchOutcome:
         """Play the match to its end; never raises for a bot's fault."""
@@ -734,12 +729,7 @@ class _Session:
             rid = conn.request_id()
             left = max(0.0, deadline - loop.time())
             request = seat.requests.request(
-                obs,
-                rid,
-                int(left * 1000),
-                self._move_ms,
-                int(seat.bank * 1000),
-                self._extra_boxes(),
+                obs, rid, int(left * 1000), self._move_ms, int(seat.bank * 1000)
             )
             future: asyncio.Future[tuple[pb.ActionReply, float]] = loop.create_future()
             self._waiter = _Waiter(seat, rid, future)

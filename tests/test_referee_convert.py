@@ -200,10 +200,34 @@ def test_requests_updated_in_place_equal_fresh_ones(profile: str) -> None:
             seat = match.to_act
             assert seat is not None
             obs = observe(match, seat)
-            expected = decision_request_pb(obs, fresh[seat], checked + 1, 900, 500, 400, (1, 2))
-            assert kept[seat].request(obs, checked + 1, 900, 500, 400, (1, 2)) == expected
+            expected = decision_request_pb(obs, fresh[seat], checked + 1, 900, 500, 400)
+            assert kept[seat].request(obs, checked + 1, 900, 500, 400) == expected
             checked += 1
             legal = match.legal_actions()
             knocks = [a for a in legal if isinstance(a, Knock)]
             match.apply(knocks[0] if knocks else rng.choice(legal))
     assert checked > 300
+
+
+def test_scores_in_requests_come_from_the_observation() -> None:
+    from referee.convert import SeatRequests
+
+    # Extra boxes (R9.7) come with gin and undercuts: this game has a gin in its 10th hand.
+    rules = Rules.profile("oklahoma", oklahoma_extra_boxes=True)
+    rng = random.Random(1)
+    match = Match(rules, 1)
+    kept = [SeatRequests(0, rules), SeatRequests(1, rules)]
+    boxes_seen = False
+    while match.result is None and not boxes_seen:
+        seat = match.to_act
+        assert seat is not None
+        obs = observe(match, seat)
+        scores = kept[seat].request(obs, 1, 1, 1, 1).decision_request.observation.scores
+        assert [(s.points, s.hands_won, s.extra_boxes) for s in scores] == [
+            (obs.scores[s], obs.hands_won[s], obs.extra_boxes[s]) for s in (0, 1)
+        ]
+        boxes_seen |= any(obs.extra_boxes)
+        legal = match.legal_actions()
+        knocks = [a for a in legal if isinstance(a, Knock)]
+        match.apply(knocks[0] if knocks else rng.choice(legal))
+    assert boxes_seen

@@ -18,8 +18,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import os
-import sys
 import tempfile
 import time
 from dataclasses import dataclass
@@ -35,7 +33,7 @@ from referee.convert import (
     rules_pb,
 )
 from referee.errors import GinRefError, IllegalActionError, MalformedActionError
-from referee.match_runner import ENV_ADDRESS, ENV_SEAT, ENV_TOKEN, BotProcess, BotSpec
+from referee.match_runner import BotProcess, BotSpec, bot_environment
 from referee.observation import observe
 from referee.server import RefereeServer
 from referee.transport import BotLink, wait_reply
@@ -99,16 +97,6 @@ def bank_before(timeline: Timeline, step: Step, seat: int) -> float:
         if s.kind == "decision" and s.record["seat"] == seat:
             bank = float(s.record["bank_ms"])
     return bank
-
-
-def _bot_env(address: str, token: str, seat: int) -> dict[str, str]:
-    # The launch contract of docs/referee.md, as referee.match_runner sets it.
-    env = dict(os.environ)
-    bindir = os.path.dirname(sys.executable)
-    if bindir:
-        env["PATH"] = bindir + os.pathsep + env.get("PATH", os.defpath)
-    env.update({ENV_ADDRESS: address, ENV_TOKEN: token, ENV_SEAT: str(seat)})
-    return env
 
 
 def _match_start(timeline: Timeline, seat: int, move_ms: int, bank_ms: int) -> pb.RefereeMessage:
@@ -190,7 +178,7 @@ async def ask_async(
     link: BotLink | None = None
     try:
         launched = time.monotonic()
-        await proc.start(_bot_env(server.address, ticket.token, seat))
+        await proc.start(bot_environment(server.address, ticket.token, seat))
         if proc.start_error is not None:
             raise AskError(proc.start_error)
         waiting: set[asyncio.Future[Any]] = {ticket.connected, proc.exited}
