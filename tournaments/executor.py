@@ -20,6 +20,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Protocol
 
+from referee.errors import ReplayLogError
 from referee.game import Hand
 from referee.match_runner import BotSpec, SeriesOutcome, run_series_async
 from referee.server import RefereeServer
@@ -82,20 +83,25 @@ class LocalExecutor:
         reported: set[str] = set()
         stop = False
 
-        def report(match_id: str, path: Path) -> None:
+        def report(match_id: str, path: Path, early: bool = False) -> None:
             nonlocal stop
             if match_id in reported:
                 return
-            reported.add(match_id)
             begin = started.get(match_id)
             first = not started or begin == min(started.values())
-            record = record_from_log(
-                path,
-                job.matches,
-                self.root,
-                elapsed_s=None if begin is None else round(time.perf_counter() - begin, 4),
-                startup_s=round(begin - launched, 4) if first and begin is not None else None,
-            )
+            try:
+                record = record_from_log(
+                    path,
+                    job.matches,
+                    self.root,
+                    elapsed_s=None if begin is None else round(time.perf_counter() - begin, 4),
+                    startup_s=round(begin - launched, 4) if first and begin is not None else None,
+                )
+            except ReplayLogError:
+                if early:
+                    return  # not complete yet after all: reported when the series returns
+                raise
+            reported.add(match_id)
             if not on_match(record) and len(reported) < len(job.matches):
                 stop = True
                 task.cancel()
@@ -108,7 +114,7 @@ class LocalExecutor:
                 # The runner writes the log's match_result line before it tells the bots, so
                 # the log is complete here: commit now, not when the series is over.
                 match_id = message.match_end.match_id
-                report(match_id, directory / f"{match_id}.jsonl")
+                report(match_id, directory / f"{match_id}.jsonl", early=True)
 
         bots = (self.specs[job.bots[0]], self.specs[job.bots[1]])
         task: asyncio.Task[SeriesOutcome] = loop.create_task(
