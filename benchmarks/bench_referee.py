@@ -1,25 +1,36 @@
 """Referee speed: per-decision round trip and CPU against a raw gRPC aio echo, side by side.
 
-Three measurements in one run, on this machine:
+Measured in rounds that interleave the two (the referee first in even rounds, the echo first in
+odd ones), so that the machine's noise hits both alike; each figure is the median over the
+rounds, and each ratio the median of the rounds' ratios.
 
 1. Referee: a series of ``--matches`` matches (standard profile) between two copies of the
    trivial test bot (tests/bots/testbot.py: draw from the stock, knock when legal, else the
-   discard leaving least deadwood), one process per bot for the series. Reported per decision:
-   the round trip as the referee measures it (request written -> reply read, the think_ms of the
-   replay log), the same minus the bots' own compute time, and the referee process's CPU
-   (``time.process_time``, all its threads, grpc's included) divided by the decisions.
-   Messages per decision: one DecisionRequest plus the public events to both seats.
+   discard leaving least deadwood), one process per bot for the series, refereed by a fresh
+   Python process (with ``--baseline DIR``, the same again with the referee of the checkout in
+   DIR, e.g. the previous commit, in the same rounds). Reported per decision:
+   the round trip as the referee measures it (request built and written -> reply read, the
+   think_ms of the replay log; median), the same minus the bots' own compute time, and the
+   referee process's CPU (``time.process_time``, all its threads, grpc's included) divided by
+   the decisions. Messages per decision: one DecisionRequest plus the Event messages (public
+   events that no request carries; proto, "Events").
 2. Echo: a grpc.aio server with one bidirectional method using explicit ``read()``/``write()``,
-   and a client process doing write-then-read exchanges; the client sends messages of the
-   mean ActionReply size, the server answers with the mean DecisionRequest size seen in (1).
-   Reported per exchange: the client's round trip and the server process's CPU.
+   and a client process doing ``--exchanges`` write-then-read exchanges; the client sends
+   messages of the ActionReply's size, the server answers with the mean DecisionRequest size
+   seen in a sizing run of the referee. Reported per exchange: the client's round trip
+   (median) and the server process's CPU. A second echo, once per run, sends the decision's
+   message pattern (the Event messages, then the request) for comparison.
 3. Matches per minute for the trivial bot against itself: one fresh process pair per match
    (``run_match``) and one pair for a whole series (``run_series``).
 
 Then a cProfile of a referee series splits the referee's time between the engine, the
 observation, the wire conversion, grpc writes and the log.
 
-Run: ``.venv/bin/python benchmarks/bench_referee.py [--matches N] [--exchanges N]``.
+Run: ``.venv/bin/python benchmarks/bench_referee.py [--rounds N] [--matches N] [--exchanges N]
+[--baseline DIR]``; e.g. against the previous commit::
+
+    mkdir /tmp/base && git archive HEAD~1 | tar -x -C /tmp/base
+    .venv/bin/python benchmarks/bench_referee.py --baseline /tmp/base
 """
 
 from __future__ import annotations
@@ -27,9 +38,11 @@ from __future__ import annotations
 import argparse
 import asyncio
 import cProfile
+import json
 import os
 import pstats
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -37,7 +50,10 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+# The referee measured: this checkout's, or with ``--code DIR`` (how --baseline runs its child
+# processes) another one's; it must come first on the path, before anything imports referee.
+CODE = Path(sys.argv[sys.argv.index("--code") + 1]) if "--code" in sys.argv else ROOT
+sys.path.insert(0, str(CODE))
 
 import grpc  # type: ignore[import-untyped]  # noqa: E402
 
@@ -61,20 +77,37 @@ BOT = BotSpec((sys.executable, str(TESTBOT), "play"), "trivial")
 
 
 class Sizes:
-    """Mean serialized sizes of what the referee sends, by message kind."""
+    """Mean serialized sizes of what the referee sends, by message kind; events in requests."""
 
     def __init__(self) -> None:
         self.by_kind: dict[str, list[int]] = {}
+        self.carried = 0  # events that came in a request's new_events
 
     def __call__(self, seat: int, message: pb.RefereeMessage, hand: Hand | None) -> None:
         kind = message.WhichOneof("kind") or "?"
         self.by_kind.setdefault(kind, []).append(message.ByteSize())
+        if kind == "decision_request":
+            self.carried += len(message.decision_request.new_events)
 
     def mean(self, kind: str) -> int:
-        return round(statistics.fmean(self.by_kind[kind]))
+        return round(statistics.fmean(self.by_kind[kind])) if kind in self.by_kind else 0
 
     def count(self, kind: str) -> int:
         return len(self.by_kind.get(kind, []))
+
+    def per_request(self, count: int) -> float:
+        return count / self.count("decision_request")
+
+
+def sizing_run(out: Path) -> Sizes:
+    """Message sizes and counts of a short series (the hook serializes every message)."""
+    sizes = Sizes()
+    asyncio.run(
+        run_series_async(
+            (BOT, BOT), Rules.profile("standard"), [1000, 1001], out, OPTIONS, on_send=sizes
+        )
+    )
+    return sizes
 
 
 def bot_think_seconds(outputs: list[Path]) -> float:
@@ -86,15 +119,9 @@ def bot_think_seconds(outputs: list[Path]) -> float:
     return total
 
 
-def referee_run(matches: int, out: Path) -> dict[str, Any]:
-    # Message sizes come from a separate short run: the hook serializes every message.
-    sizes = Sizes()
-    asyncio.run(
-        run_series_async(
-            (BOT, BOT), Rules.profile("standard"), [1000, 1001], out, OPTIONS, on_send=sizes
-        )
-    )
-    seeds = list(range(1000, 1000 + matches))
+def referee_run(matches: int, first_seed: int, out: Path) -> dict[str, float]:
+    """One series in this process (see referee_child); figures per decision."""
+    seeds = list(range(first_seed, first_seed + matches))
     cpu0, wall0 = time.process_time(), time.perf_counter()
     series = asyncio.run(
         run_series_async((BOT, BOT), Rules.profile("standard"), seeds, out, OPTIONS)
@@ -107,22 +134,32 @@ def referee_run(matches: int, out: Path) -> dict[str, Any]:
     outputs = [s.output for s in series.matches[0].seats]
     bot_think = bot_think_seconds(outputs)
     assert all(m.forfeit is None for m in series.matches)
+    rt = statistics.median(thinks) * 1000
+    think = bot_think / decisions * 1e6
     return {
         "decisions": decisions,
-        "rt_median_us": statistics.median(thinks) * 1000,
-        "rt_mean_us": statistics.fmean(thinks) * 1000,
-        "bot_think_us": bot_think / decisions * 1e6,
-        "cpu_per_decision_us": cpu / decisions * 1e6,
-        "wall_per_decision_us": wall / decisions * 1e6,
-        "sizes": sizes,
-        "messages_per_decision": (sizes.count("decision_request") + sizes.count("event"))
-        / sizes.count("decision_request"),
+        "rt_us": rt,
+        "rt_net_us": rt - think,
+        "bot_think_us": think,
+        "cpu_us": cpu / decisions * 1e6,
+        "wall_us": wall / decisions * 1e6,
     }
+
+
+def referee_child(code: Path, matches: int, first_seed: int, out: Path) -> dict[str, float]:
+    """:func:`referee_run` in a fresh process, with the referee of the checkout ``code``."""
+    argv = [sys.executable, __file__, "--referee-child", str(matches), str(first_seed), str(out)]
+    proc = subprocess.run([*argv, "--code", str(code)], capture_output=True, text=True, check=False)
+    if proc.returncode != 0:
+        raise SystemExit(f"the referee run with {code} failed:\n{proc.stderr}")
+    result: dict[str, float] = json.loads(proc.stdout.splitlines()[-1])
+    return result
 
 
 # --- 2. the echo ------------------------------------------------------------------------------
 
 ECHO_METHOD = "/bench.Echo/Echo"
+WARM_UP = 200
 
 
 async def echo_server(
@@ -161,22 +198,22 @@ async def echo_server(
 
 
 async def echo_client(address: str, exchanges: int, size: int, extra: int) -> None:
+    """Print the median round trip of ``exchanges`` exchanges, in µs."""
     payload = b"y" * size
+    clock = time.perf_counter
+    times: list[float] = []
     async with grpc.aio.insecure_channel(address) as channel:
         call = channel.stream_stream(ECHO_METHOD)()
-        for _ in range(200):  # warm-up
+        for k in range(WARM_UP + exchanges):
+            start = clock()
             await call.write(payload)
             for _ in range(extra + 1):
                 await call.read()
-        start = time.perf_counter()
-        for _ in range(exchanges):
-            await call.write(payload)
-            for _ in range(extra + 1):
-                await call.read()
-        elapsed = time.perf_counter() - start
+            if k >= WARM_UP:
+                times.append(clock() - start)
         await call.done_writing()
         await call.read()
-    print(f"{elapsed / exchanges * 1e6:.1f}", flush=True)
+    print(f"{statistics.median(times) * 1e6:.1f}", flush=True)
 
 
 def echo_run(
@@ -201,7 +238,7 @@ def echo_run(
         out, _ = await proc.communicate()
         done.set()
         cpu = await server
-        return {"rt_us": float(out.decode().strip()), "cpu_us": cpu / (exchanges + 200) * 1e6}
+        return {"rt_us": float(out.decode().strip()), "cpu_us": cpu / (exchanges + WARM_UP) * 1e6}
 
     return asyncio.run(main())
 
@@ -260,60 +297,121 @@ def profile_run(matches: int, out: Path) -> tuple[float, list[tuple[str, float]]
     return total, rows
 
 
+def median_of(rounds: list[dict[str, float]], key: str) -> float:
+    return statistics.median(r[key] for r in rounds)
+
+
+def median_ratio(
+    a: list[dict[str, float]], b: list[dict[str, float]], key: str, bkey: str
+) -> float:
+    return statistics.median(x[key] / y[bkey] for x, y in zip(a, b, strict=True))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--matches", type=int, default=30)
-    parser.add_argument("--exchanges", type=int, default=5000)
+    parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--matches", type=int, default=10, help="referee matches per round")
+    parser.add_argument("--exchanges", type=int, default=3000, help="echo exchanges per round")
     parser.add_argument("--rate-matches", type=int, default=10)
+    parser.add_argument("--baseline", type=Path, help="also measure the referee of this checkout")
+    parser.add_argument("--no-extras", action="store_true", help="skip (3) and the profile")
     parser.add_argument("--echo-client", nargs=4, metavar=("ADDRESS", "N", "SIZE", "EXTRA"))
+    parser.add_argument("--referee-child", nargs=3, metavar=("MATCHES", "SEED", "OUT"))
+    parser.add_argument("--code", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.echo_client:
         address, n, size, extra = args.echo_client
         asyncio.run(echo_client(address, int(n), int(size), int(extra)))
         return
+    if args.referee_child:
+        matches, seed, out_dir = args.referee_child
+        print(json.dumps(referee_run(int(matches), int(seed), Path(out_dir))))
+        return
     print(f"python {sys.version.split()[0]}, grpcio {grpc.__version__}, {os.cpu_count()} CPUs")
+    codes = {"referee": ROOT}
+    if args.baseline is not None:
+        codes["baseline"] = args.baseline.resolve()
     with tempfile.TemporaryDirectory(prefix="bench-referee-") as tmp:
         out = Path(tmp)
-        ref = referee_run(args.matches, out / "ref")
-        sizes: Sizes = ref["sizes"]
+        sizes = sizing_run(out / "sizes")
         request_size = sizes.mean("decision_request")
         reply_size = pb.BotMessage(
             action_reply=pb.ActionReply(
                 request_id=12345, action=pb.Action(discard=pb.Discard(card="TD"))
             )
         ).ByteSize()
-        echo = echo_run(args.exchanges, request_size, reply_size)
-        # The same message pattern as a decision: the events to both seats, then the request;
-        # a single client reads them all (an upper bound on what one bot reads).
-        extra = round(ref["messages_per_decision"] - 1)
+        rounds: dict[str, list[dict[str, float]]] = {name: [] for name in [*codes, "echo"]}
+        order = list(rounds)
+        for k in range(args.rounds):
+            # Each round runs everything once, in an order that rotates from round to round;
+            # every referee run of a round plays the same fresh seeds.
+            seed = 1000 + k * args.matches
+            for name in order[k % len(order) :] + order[: k % len(order)]:
+                if name == "echo":
+                    rounds[name].append(echo_run(args.exchanges, request_size, reply_size))
+                else:
+                    run_out = out / f"{name}{k}"
+                    rounds[name].append(referee_child(codes[name], args.matches, seed, run_out))
+            print(
+                f"  round {k + 1}: "
+                + "; ".join(
+                    f"{name} {r[-1]['rt_us']:.0f} µs round trip, {r[-1]['cpu_us']:.0f} µs CPU"
+                    for name, r in rounds.items()
+                ),
+                flush=True,
+            )
+        # The same message pattern as a decision: Event messages, then the request; a single
+        # client reads them all (an upper bound on what one bot reads).
+        events_per_decision = sizes.per_request(sizes.count("event"))
+        extra = round(events_per_decision)
         echo_pattern = echo_run(
             args.exchanges, request_size, reply_size, extra, sizes.mean("event")
         )
-        fresh, series = matches_per_minute(args.rate_matches, out / "rate")
-        total, rows = profile_run(max(3, args.matches // 5), out / "prof")
-    decisions = ref["decisions"]
+        if not args.no_extras:
+            fresh, series = matches_per_minute(args.rate_matches, out / "rate")
+            total, rows = profile_run(max(3, args.matches // 2), out / "prof")
+    ref, echo = rounds["referee"], rounds["echo"]
+    decisions = sum(int(r["decisions"]) for r in ref)
     print()
-    print(f"Referee: {args.matches} matches, {decisions} decisions, trivial bot vs itself")
     print(
-        f"  messages per decision: {ref['messages_per_decision']:.2f} "
-        f"(one request plus public events; mean request {request_size} B, "
+        f"Referee: {args.rounds} rounds of {args.matches} matches, {decisions} decisions, "
+        f"trivial bot vs itself; echo: {args.rounds} rounds of {args.exchanges} exchanges"
+    )
+    print(
+        f"  messages per decision: {1 + events_per_decision:.2f} (one request plus "
+        f"{events_per_decision:.2f} Event messages; {sizes.per_request(sizes.carried):.2f} events "
+        f"per request in new_events; mean request {request_size} B, "
         f"event {sizes.mean('event')} B, reply {reply_size} B)"
     )
     print()
-    print(f"{'per decision / exchange':<44}{'referee':>10}{'echo':>10}{'ratio':>8}")
-    rt_net = ref["rt_median_us"] - ref["bot_think_us"]
-    for label, a, b in (
-        ("round trip, median (µs)", ref["rt_median_us"], echo["rt_us"]),
-        ("round trip minus bot compute (µs)", rt_net, echo["rt_us"]),
-        ("server CPU (µs)", ref["cpu_per_decision_us"], echo["cpu_us"]),
+    header = (
+        f"{'per decision / exchange (median of rounds)':<44}{'referee':>9}{'echo':>7}{'ratio':>7}"
+    )
+    if "baseline" in rounds:
+        header += f"{'baseline':>10}{'ratio':>7}"
+    print(header)
+    for label, key in (
+        ("round trip, median (µs)", "rt_us"),
+        ("round trip minus bot compute (µs)", "rt_net_us"),
+        ("server CPU (µs)", "cpu_us"),
     ):
-        print(f"{label:<44}{a:>10.0f}{b:>10.0f}{a / b:>8.2f}")
+        echo_key = "cpu_us" if key == "cpu_us" else "rt_us"
+        row = f"{label:<44}{median_of(ref, key):>9.0f}{median_of(echo, echo_key):>7.0f}"
+        row += f"{median_ratio(ref, echo, key, echo_key):>7.2f}"
+        if "baseline" in rounds:
+            base = rounds["baseline"]
+            row += f"{median_of(base, key):>10.0f}{median_ratio(base, echo, key, echo_key):>7.2f}"
+        print(row)
+    print("(ratio: the median over the rounds of referee / echo, measured in the same round)")
     print(f"Echo with the decision's message pattern ({extra} events + 1 request per exchange):")
-    cpu = ref["cpu_per_decision_us"]
+    cpu = median_of(ref, "cpu_us")
     pattern_cpu = echo_pattern["cpu_us"]
-    print(f"{'server CPU (µs)':<44}{cpu:>10.0f}{pattern_cpu:>10.0f}{cpu / pattern_cpu:>8.2f}")
-    print(f"{'  (bot compute per decision, µs)':<44}{ref['bot_think_us']:>10.0f}")
-    print(f"{'  (referee wall time per decision, µs)':<44}{ref['wall_per_decision_us']:>10.0f}")
+    print(f"{'server CPU (µs)':<44}{cpu:>9.0f}{pattern_cpu:>7.0f}{cpu / pattern_cpu:>7.2f}")
+    think, wall = median_of(ref, "bot_think_us"), median_of(ref, "wall_us")
+    print(f"{'  (bot compute per decision, µs)':<44}{think:>9.0f}")
+    print(f"{'  (referee wall time per decision, µs)':<44}{wall:>9.0f}")
+    if args.no_extras:
+        return
     print()
     print(f"Matches per minute (standard, trivial bot vs itself, {args.rate_matches} matches):")
     print(f"  fresh processes per match: {fresh:7.1f}")

@@ -275,19 +275,34 @@ class EventEncoder:
     the opponent's events are dropped by the engine's own rule
     (``observation.PRIVATE_CARD_EVENTS``), so feeding it an observation's already filtered
     events or the hand's raw ones gives the same.
+
+    It also knows which events have reached the seat: ``events[:delivered]`` were sent (as Event
+    messages or in a request's ``new_events``); :meth:`take_undelivered` hands out the rest, so
+    that each event is sent exactly once whichever way it goes.
     """
 
-    __slots__ = ("consumed", "events", "seat")
+    __slots__ = ("consumed", "delivered", "events", "seat")
 
     def __init__(self, seat: int) -> None:
         self.seat = seat
         self.events: list[pb.GameEvent] = []
         self.consumed = 0
+        self.delivered = 0
 
     def reset(self) -> None:
         """Start a new hand."""
         self.events = []
         self.consumed = 0
+        self.delivered = 0
+
+    def take_undelivered(self) -> list[pb.GameEvent]:
+        """The converted events not sent to the seat yet, oldest first; from now on they are."""
+        events = self.events
+        if self.delivered == len(events):
+            return []
+        new = events[self.delivered :]
+        self.delivered = len(events)
+        return new
 
     def sync(self, events: Sequence[Event], knock: KnockInfo | None) -> list[pb.GameEvent]:
         """Convert the events not seen yet; return the new wire events."""
@@ -431,17 +446,26 @@ class SeatRequests:
     def request(
         self, obs: Observation, request_id: int, time_left_ms: int, move_time_ms: int, bank_ms: int
     ) -> pb.RefereeMessage:
-        """The request for ``obs`` (the same fields as :func:`decision_request_pb`)."""
-        self.encoder.sync(obs.events, obs.knock)
+        """The request for ``obs`` (the same fields as :func:`decision_request_pb`).
+
+        Its ``new_events`` are the seat's events not delivered yet, which from now on are: send
+        this request before any other message to the seat.
+        """
+        encoder = self.encoder
+        encoder.sync(obs.events, obs.knock)
         req = self._request
         req.request_id = request_id
         req.time_left_ms = time_left_ms
         req.move_time_ms = move_time_ms
         req.bank_ms = bank_ms
+        new_events = req.new_events
+        if new_events:
+            del new_events[:]
+        new_events.extend(encoder.take_undelivered())
         del req.legal_actions[:]
         req.legal_actions.extend([action_pb(a) for a in obs.legal_actions])
         o = req.observation
-        events = self.encoder.events
+        events = encoder.events
         if len(o.events) < len(events):
             o.events.extend(events[len(o.events) :])
         o.phase = _PHASES[obs.phase]
@@ -487,15 +511,20 @@ def decision_request_pb(
     move_time_ms: int,
     bank_ms: int,
 ) -> pb.RefereeMessage:
-    """A DecisionRequest for the acting seat, whose observation lists the legal actions."""
+    """A DecisionRequest for the acting seat, whose observation lists the legal actions.
+
+    ``new_events`` are the events that ``events`` had not delivered yet (now they are).
+    """
+    observation = observation_pb(obs, events)
     return pb.RefereeMessage(
         decision_request=pb.DecisionRequest(
             request_id=request_id,
-            observation=observation_pb(obs, events),
+            observation=observation,
             legal_actions=[action_pb(a) for a in obs.legal_actions],
             time_left_ms=time_left_ms,
             move_time_ms=move_time_ms,
             bank_ms=bank_ms,
+            new_events=events.take_undelivered(),
         )
     )
 

@@ -25,6 +25,12 @@ Faults (:mod:`referee.faults`) are data: recorded in the log, sent to the faulty
 still connected, and by default the faulty seat forfeits. ``retries`` > 0 allows that many
 illegal or malformed actions per seat and match, each answered with a Fault (retry = true) and a
 new request for the same decision with the time that is left.
+
+Events (proto, "Events"): each public event reaches each seat exactly once, with the next
+message the referee sends to that seat: in the ``new_events`` of a request, or as Event messages
+just before any other message (HandEnd, Fault, MatchEnd). A seat's events are not pushed while
+the other seat thinks: an Event message of its own would wake that bot for nothing, and on a
+machine with few cores would slow the bot that must answer (benchmarks/bench_referee.py).
 """
 
 from __future__ import annotations
@@ -506,10 +512,24 @@ class _Session:
     # --- sending ------------------------------------------------------------------------------
 
     async def send(self, seat: _Seat, message: pb.RefereeMessage) -> None:
-        """Write to a seat; a failure becomes that seat's fault at the next opportunity."""
+        """Write to a seat, after the events it has not received yet (proto, "Events").
+
+        A failure becomes that seat's fault at the next opportunity.
+        """
+        if await self._send_events(seat):
+            await self._write(seat, message)
+
+    async def _send_events(self, seat: _Seat) -> bool:
+        """Send the seat its undelivered events as Event messages; False if it can't be written."""
+        for event in seat.encoder.take_undelivered():
+            if not await self._write(seat, pb.RefereeMessage(event=event)):
+                return False
+        return True
+
+    async def _write(self, seat: _Seat, message: pb.RefereeMessage) -> bool:
         link = seat.conn.link
         if link is None or not seat.conn.reachable:
-            return
+            return False
         if self._on_send is not None:
             self._on_send(seat.index, message, self.hand)
         try:
@@ -519,6 +539,8 @@ class _Session:
                 self._pending.append(
                     Fault(seat.index, FaultKind.DISCONNECTED, CONDUCT_RULE, str(exc))
                 )
+            return False
+        return True
 
     async def send_both(self, make: Callable[[_Seat], pb.RefereeMessage]) -> None:
         for seat in self.seats:
@@ -655,7 +677,7 @@ class _Session:
                 seat = self.seats[m.to_act if m.to_act is not None else 0]
                 if await self._decide(seat) is None:
                     break
-                await self._send_events(hand)
+                self._convert_events(hand)
             if len(m.hand_results) > results:
                 await self._end_hand(m.hand_results[-1])
         result = m.result
@@ -689,15 +711,18 @@ class _Session:
             seat.requests.new_hand()
             await self.send(seat, hand_start_pb(observe(self.match, seat.index)))
 
-    async def _send_events(self, hand: Hand) -> None:
-        """Send both seats the public events the last action caused (each seat's own view)."""
+    def _convert_events(self, hand: Hand) -> None:
+        """Convert the public events the last action caused, each seat's own view, for sending.
+
+        They go out with the next message to each seat: in the new_events of a request, or as
+        Event messages before any other message (:meth:`send`).
+        """
         knock = None
         if hand.knocker is not None and hand.knock_kind is not None:
             assert hand.knock_arrangement is not None
             knock = KnockInfo(hand.knocker, hand.knock_kind, hand.knock_arrangement)
         for seat in self.seats:
-            for event in seat.encoder.sync(hand.events, knock):
-                await self.send(seat, pb.RefereeMessage(event=event))
+            seat.encoder.sync(hand.events, knock)
 
     async def _end_hand(self, result: HandResult) -> None:
         self.log.write("hand_result", **hand_result_dict(result))

@@ -57,6 +57,7 @@ __all__ = [
     "format_fault",
     "hand_mask",
     "knock_action",
+    "message_events",
     "pb",
     "play",
     "run_bot",
@@ -177,6 +178,26 @@ def knock_action(
     return pb.Action(knock=knock)
 
 
+def message_events(message: pb.RefereeMessage) -> Sequence[pb.GameEvent]:
+    """The public events that ``message`` brings, in the order they happened.
+
+    The referee sends each event to each seat exactly once: as an Event message, or in the
+    ``new_events`` of the DecisionRequest that follows it (never both). So an Event message
+    brings its event, a DecisionRequest its ``new_events``, any other message none; applied to
+    every message in stream order (e.g. in ``on_message``), this yields every event once::
+
+        def on_message(message: pb.RefereeMessage) -> None:
+            for event in message_events(message):
+                history.append(event)
+    """
+    kind = message.WhichOneof("kind")
+    if kind == "event":
+        return (message.event,)
+    if kind == "decision_request":
+        return list(message.decision_request.new_events)
+    return ()
+
+
 def format_fault(fault: pb.Fault) -> str:
     """One line describing a fault the referee reported."""
     kind = pb.FaultKind.Name(fault.kind).removeprefix("FAULT_KIND_") if fault.kind else "FAULT"
@@ -222,7 +243,9 @@ def play(
 ) -> int:
     """Play over an open ``grpc.Channel`` until the referee ends the stream; return an exit code.
 
-    ``on_message`` sees every referee message first (for bots that keep their own state).
+    ``on_message`` sees every referee message first (for bots that keep their own state; the
+    public events are in Event messages and in each request's ``new_events``: see
+    :func:`message_events`).
     ``max_matches``: half-close after that many MatchEnds, i.e. ask for no further match.
     ``connect_timeout``: seconds to wait for the referee's first message (the call waits for the
     server to come up until then); ``None`` waits forever.

@@ -209,6 +209,33 @@ def test_requests_updated_in_place_equal_fresh_ones(profile: str) -> None:
     assert checked > 300
 
 
+def test_a_request_carries_the_events_not_delivered_yet_once() -> None:
+    from referee.convert import SeatRequests
+
+    rules = Rules.profile("standard")
+    match = Match(rules, 3, first_dealer=0)
+    requests = SeatRequests(1, rules)
+    first = requests.request(observe(match, 1), 1, 900, 500, 400).decision_request
+    assert list(first.new_events) == []  # the deal is not a wire event
+    match.apply(DrawDiscard())  # seat 1 takes the upcard, then must discard
+    second = requests.request(observe(match, 1), 2, 900, 500, 400).decision_request
+    assert [e.WhichOneof("kind") for e in second.new_events] == ["take_upcard"]
+    assert list(second.new_events) == list(second.observation.events)
+    again = requests.request(observe(match, 1), 3, 900, 500, 400).decision_request  # a retry
+    assert list(again.new_events) == [] and len(again.observation.events) == 1
+    # Events sent as Event messages are not repeated in the next request.
+    match.apply(Discard(observe(match, 1).hand[0]))
+    match.apply(DrawStock())  # seat 0
+    requests.encoder.sync(match.hand.events, None)
+    sent = requests.encoder.take_undelivered()
+    assert [e.WhichOneof("kind") for e in sent] == ["discard", "draw_stock"]
+    assert sent[1].draw_stock.card == ""  # the opponent's stock draw, without its card
+    match.apply(Discard(observe(match, 0).hand[0]))
+    fourth = requests.request(observe(match, 1), 4, 900, 500, 400).decision_request
+    assert [e.WhichOneof("kind") for e in fourth.new_events] == ["discard"]
+    assert len(fourth.observation.events) == 4
+
+
 def test_scores_in_requests_come_from_the_observation() -> None:
     from referee.convert import SeatRequests
 

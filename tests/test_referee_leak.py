@@ -6,6 +6,11 @@ the stock, the opponent's concealed cards (all of its hand except what it took f
 pile, until it knocks and shows its spread) and the face-down knock discard, until the hand is
 over. Messages about a finished hand
 (its showdown and result) may show everything but the stock, which is never shown.
+
+The same messages are checked for the events rule of the protocol (proto, "Events"): each seat
+receives each public event exactly once and in order, as an Event message or in a request's
+new_events, and while a hand is being played never as a separate Event message (the referee
+sends a seat its events with its next request).
 """
 
 from __future__ import annotations
@@ -15,8 +20,10 @@ from pathlib import Path
 from google.protobuf.message import Message
 
 from referee.cards import card_str, cards_of
+from referee.convert import EventEncoder
 from referee.game import Hand, Phase
 from referee.match_runner import run_series_async
+from referee.observation import KnockInfo
 from referee.rules import Rules
 from referee.wire import ginrummy_pb2 as pb
 from tests.referee_helpers import FAST, bot
@@ -73,17 +80,76 @@ class LeakChecker:
             self.leaks.append(f"seat {seat} saw {sorted(leaked)} in {message}")
 
 
+def hand_events(seat: int, hand: Hand) -> list[pb.GameEvent]:
+    """Every public event of ``hand`` as ``seat`` may see it, converted afresh."""
+    knock = None
+    if hand.knocker is not None and hand.knock_kind is not None:
+        assert hand.knock_arrangement is not None
+        knock = KnockInfo(hand.knocker, hand.knock_kind, hand.knock_arrangement)
+    return EventEncoder(seat).sync(hand.events, knock)
+
+
+class EventChecker:
+    """Rebuilds each seat's events from what it receives; checks them at requests and hand ends."""
+
+    def __init__(self) -> None:
+        self.received: dict[int, list[pb.GameEvent]] = {0: [], 1: []}
+        self.problems: list[str] = []
+        self.event_messages = 0
+        self.requests = 0
+        self.carried = 0  # events that came in a request's new_events
+        self.hands_checked = 0
+
+    def __call__(self, seat: int, message: pb.RefereeMessage, hand: Hand | None) -> None:
+        got = self.received[seat]
+        kind = message.WhichOneof("kind")
+        if kind in ("match_start", "hand_start"):
+            got.clear()
+        elif kind == "event":
+            self.event_messages += 1
+            if message.event.WhichOneof("kind") == "choose_deal":
+                return  # before the first hand, not one of its events
+            assert hand is not None
+            if hand.phase is not Phase.MATCH_OVER:
+                self.problems.append(f"seat {seat} got an Event message mid-hand: {message}")
+            got.append(message.event)
+        elif kind == "decision_request":
+            request = message.decision_request
+            self.requests += 1
+            self.carried += len(request.new_events)
+            got.extend(request.new_events)
+            if list(request.observation.events) != got:
+                self.problems.append(f"seat {seat}: received {got}, observation {request}")
+        elif kind == "hand_end":
+            assert hand is not None
+            expected = hand_events(seat, hand)
+            result = message.hand_end.result
+            if result.HasField("showdown"):
+                expected.append(pb.GameEvent(seat=result.knocker, showdown=result.showdown))
+            if got != expected:
+                self.problems.append(f"seat {seat}, hand end: received {got}, not {expected}")
+            self.hands_checked += 1
+
+
 def test_no_message_shows_a_seat_a_hidden_card(tmp_path: Path) -> None:
     import asyncio
 
-    checker = LeakChecker()
+    leaks = LeakChecker()
+    events = EventChecker()
+
+    def checker(seat: int, message: pb.RefereeMessage, hand: Hand | None) -> None:
+        leaks(seat, message, hand)
+        events(seat, message, hand)
+
     plays = [("standard", 6), ("oklahoma", 3), ("openspiel", 10), ("rlcard", 10)]
-    plays += [("standard", 4)]  # with defender_play = declared, below
+    plays += [("standard", 4)]  # with defender_play = declared and a choice of dealer, below
 
     async def main() -> None:
         seed = 100
         for k, (profile, count) in enumerate(plays):
-            overrides = {"defender_play": "declared"} if k == len(plays) - 1 else {}
+            overrides = {}
+            if k == len(plays) - 1:
+                overrides = {"defender_play": "declared", "first_dealer": "cut_high_chooses"}
             rules = Rules.profile(profile, **overrides)
             seeds = list(range(seed, seed + count))
             seed += count
@@ -93,9 +159,13 @@ def test_no_message_shows_a_seat_a_hidden_card(tmp_path: Path) -> None:
             assert all(m.forfeit is None for m in series.matches)
 
     asyncio.run(main())
-    assert checker.leaks == [], checker.leaks[:3]
-    assert checker.checked > 3000 and checker.with_hidden > 3000
-    assert {"decision_request", "event", "hand_start", "hand_end", "match_end"} <= checker.kinds
+    assert leaks.leaks == [], leaks.leaks[:3]
+    assert leaks.checked > 3000 and leaks.with_hidden > 3000
+    assert {"decision_request", "event", "hand_start", "hand_end", "match_end"} <= leaks.kinds
+    # Each event exactly once, in order, either way; Event messages only at the end of a hand.
+    assert events.problems == [], events.problems[:3]
+    assert events.hands_checked > 100 and events.carried > 1000
+    assert events.event_messages < 0.5 * events.requests
 
 
 def test_the_checker_catches_a_leak() -> None:
@@ -109,3 +179,22 @@ def test_the_checker_catches_a_leak() -> None:
     assert checker.leaks == []
     checker(0, hand_start_pb(observe(match, 1)), match.hand)  # seat 1's cards, sent to seat 0
     assert len(checker.leaks) == 1
+
+
+def test_the_event_checker_catches_a_repeated_event() -> None:
+    from referee.actions import Pass
+    from referee.convert import SeatRequests
+    from referee.game import Match
+    from referee.observation import observe
+
+    rules = Rules.profile("standard")
+    match = Match(rules, 1, first_dealer=0)
+    match.apply(Pass())  # seat 1 passes the upcard; seat 0 is offered it next
+    checker = EventChecker()
+    (event,) = EventEncoder(0).sync(match.hand.events, None)
+    checker(0, pb.RefereeMessage(event=event), match.hand)  # an Event mid-hand
+    assert len(checker.problems) == 1 and "mid-hand" in checker.problems[0]
+    request = SeatRequests(0, rules).request(observe(match, 0), 1, 1000, 1000, 0)
+    assert list(request.decision_request.new_events) == [event]
+    checker(0, request, match.hand)  # ... and again in the request: twice
+    assert len(checker.problems) == 2 and "received" in checker.problems[1]

@@ -47,6 +47,7 @@ from sample_bots.client import (
     format_fault,
     hand_mask,
     knock_action,
+    message_events,
     run_bot,
     top_discard,
     wire_card,
@@ -407,6 +408,7 @@ class FakeReferee(pb_grpc.RefereeServicer):
     replies: list[pb.ActionReply] = field(default_factory=list)
     half_closed: bool = False
     expect_half_close_after: int = 0  # the match after which the bot should half-close
+    events: bool = False  # before request k, an Event (discard of card k+2 of clubs); in it, a pass
 
     def Play(self, request_iterator: Iterator[pb.BotMessage], context: Any) -> Iterator[Any]:
         first = next(request_iterator)
@@ -424,6 +426,10 @@ class FakeReferee(pb_grpc.RefereeServicer):
                 req.CopyFrom(template)
                 req.request_id = next_id
                 next_id += 1
+                if self.events:
+                    discard = pb.DiscardEvent(card=f"{index + 2}C")
+                    yield pb.RefereeMessage(event=pb.GameEvent(seat=1, discard=discard))
+                    req.new_events.append(pb.GameEvent(seat=1, pass_offer=pb.PassEvent()))
                 yield pb.RefereeMessage(decision_request=req)
                 self.replies.append(next(request_iterator).action_reply)
                 if self.fault_first and number == 1 and index == 0:
@@ -502,6 +508,28 @@ def test_run_bot_sees_every_message_and_stays_for_a_series(
     assert seen.count("match_end") == 3
     assert seen[:2] == ["welcome", "match_start"]
     assert len(referee.replies) == 6
+
+
+def test_message_events_yields_each_event_once_whichever_way_it_came(
+    fake_referee: tuple[FakeReferee, str],
+) -> None:
+    referee, address = fake_referee
+    referee.events = True
+    events: list[pb.GameEvent] = []
+    code = run_bot(
+        greedy_bot.decide,
+        "greedy-bot",
+        config=BotConfig(address, TOKEN),
+        on_message=lambda m: events.extend(message_events(m)),
+    )
+    assert code == EXIT_OK
+    assert [(e.WhichOneof("kind"), e.discard.card) for e in events] == [
+        ("discard", "2C"),
+        ("pass_offer", ""),
+        ("discard", "3C"),
+        ("pass_offer", ""),
+    ]
+    assert message_events(pb.RefereeMessage(hand_end=pb.HandEnd())) == ()
 
 
 def test_run_bot_half_closes_after_max_matches(fake_referee: tuple[FakeReferee, str]) -> None:

@@ -235,20 +235,22 @@ class MatchEnd(_message.Message):
     def __init__(self, match_id: _Optional[str] = ..., result: _Optional[_Union[MatchResult, _Mapping]] = ...) -> None: ...
 
 class DecisionRequest(_message.Message):
-    __slots__ = ("request_id", "observation", "legal_actions", "time_left_ms", "move_time_ms", "bank_ms")
+    __slots__ = ("request_id", "observation", "legal_actions", "time_left_ms", "move_time_ms", "bank_ms", "new_events")
     REQUEST_ID_FIELD_NUMBER: _ClassVar[int]
     OBSERVATION_FIELD_NUMBER: _ClassVar[int]
     LEGAL_ACTIONS_FIELD_NUMBER: _ClassVar[int]
     TIME_LEFT_MS_FIELD_NUMBER: _ClassVar[int]
     MOVE_TIME_MS_FIELD_NUMBER: _ClassVar[int]
     BANK_MS_FIELD_NUMBER: _ClassVar[int]
+    NEW_EVENTS_FIELD_NUMBER: _ClassVar[int]
     request_id: int
     observation: Observation
     legal_actions: _containers.RepeatedCompositeFieldContainer[Action]
     time_left_ms: int
     move_time_ms: int
     bank_ms: int
-    def __init__(self, request_id: _Optional[int] = ..., observation: _Optional[_Union[Observation, _Mapping]] = ..., legal_actions: _Optional[_Iterable[_Union[Action, _Mapping]]] = ..., time_left_ms: _Optional[int] = ..., move_time_ms: _Optional[int] = ..., bank_ms: _Optional[int] = ...) -> None: ...
+    new_events: _containers.RepeatedCompositeFieldContainer[GameEvent]
+    def __init__(self, request_id: _Optional[int] = ..., observation: _Optional[_Union[Observation, _Mapping]] = ..., legal_actions: _Optional[_Iterable[_Union[Action, _Mapping]]] = ..., time_left_ms: _Optional[int] = ..., move_time_ms: _Optional[int] = ..., bank_ms: _Optional[int] = ..., new_events: _Optional[_Iterable[_Union[GameEvent, _Mapping]]] = ...) -> None: ...
 
 class ActionReply(_message.Message):
     __slots__ = ("request_id", "action")
