@@ -596,7 +596,11 @@ def match_result_pb(
     hands_played: int,
     forfeit: Fault | None = None,
 ) -> pb.MatchResult:
-    """The wire form of a match result; ``forfeit`` is the fault behind a forfeit."""
+    """The wire form of a match result; ``forfeit`` is the fault behind a forfeit.
+
+    When both seats forfeited (the engine's ``forfeit_seat`` is None), ``Forfeit.seat`` is -1,
+    ``both_seats`` is set and ``kind`` is that of ``forfeit``, the fault recorded first.
+    """
     msg = pb.MatchResult(
         final_scores=list(result.final),
         margin=result.margin,
@@ -607,13 +611,15 @@ def match_result_pb(
     )
     if result.winner is not None:
         msg.winner = result.winner
-    if result.forfeit_seat is not None:
+    if result.termination is Termination.FORFEIT:
+        both = result.forfeit_seat is None
         msg.forfeit.CopyFrom(
             pb.Forfeit(
-                seat=result.forfeit_seat,
+                seat=-1 if result.forfeit_seat is None else result.forfeit_seat,
                 kind=_FAULT_KINDS[forfeit.kind] if forfeit else pb.FAULT_KIND_UNSPECIFIED,
                 rule=result.forfeit_rule or "",
                 reason=result.forfeit_reason or "",
+                both_seats=both,
             )
         )
     return msg

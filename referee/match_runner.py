@@ -22,7 +22,8 @@ later than ``move_time`` + the remaining bank is a fault: DEADLINE_MISSED when t
 bank, TIME_BANK_EXHAUSTED otherwise.
 
 Faults (:mod:`referee.faults`) are data: recorded in the log, sent to the faulty bot when it is
-still connected, and by default the faulty seat forfeits. ``retries`` > 0 allows that many
+still connected, and by default the faulty seat forfeits; when both seats are at fault at once
+(neither bot connected, say), both forfeit and nobody wins. ``retries`` > 0 allows that many
 illegal or malformed actions per seat and match, each answered with a Fault (retry = true) and a
 new request for the same decision with the time that is left.
 
@@ -190,10 +191,16 @@ class MatchOutcome:
     seats: tuple[SeatInfo, SeatInfo]
     result: MatchResult
     hand_results: tuple[HandResult, ...]
-    forfeit: Fault | None
+    forfeit: Fault | None  # the fault that ended the match (the first recorded, if both seats')
     faults: tuple[Fault, ...]
     decisions: int
     elapsed: float
+    forfeits: tuple[Fault, ...] = ()  # every seat's forfeiting fault: one, or two (both seats)
+
+    @property
+    def both_forfeit(self) -> bool:
+        """Whether both seats forfeited (no winner)."""
+        return len(self.forfeits) == 2
 
 
 @dataclass(frozen=True, slots=True)
@@ -403,6 +410,7 @@ class _Session:
         self._pending: list[Fault] = []
         self.faults: list[Fault] = []
         self.forfeit: Fault | None = None
+        self.forfeits: tuple[Fault, ...] = ()
         self.decisions = 0
         self._move_ms = round(options.move_time * 1000)
         self.started = time.monotonic()
@@ -457,8 +465,14 @@ class _Session:
             rid = message.action_reply.request_id
             waiter = self._waiter
             if waiter is not None and waiter.seat is seat and waiter.request_id == rid:
-                if not waiter.future.done():
-                    waiter.future.set_result((message.action_reply, arrived))
+                future = waiter.future
+                if not future.done():
+                    future.set_result((message.action_reply, arrived))
+                    return
+                if future.cancelled() or future.exception() is not None:
+                    # The decision was cut short (a timeout, or the other seat's fault) before
+                    # the referee moved on: like any late answer, this one is ignored, not a
+                    # fault of this bot.
                     return
                 why = f"a second reply to request {rid}: no request is outstanding"
             elif rid in conn.abandoned:
@@ -570,19 +584,34 @@ class _Session:
         return fault
 
     async def _forfeit(self, fault: Fault) -> None:
-        """Record ``fault`` (and any other pending one); the first faulty seat forfeits."""
+        """End the match on ``fault``: every seat at fault by now forfeits, so both may.
+
+        Besides ``fault``, that is the faults still pending and those that arrive while a broken
+        stream is told apart from a crash (``_classify``): the faults of both seats found
+        together, e.g. when neither bot connected or both left before the first decision, make
+        both seats forfeit, and nobody wins. A fault that comes later changes nothing.
+        """
         if self.match.result is not None:
             return
-        faults = [fault, *self._pending]
-        self._pending.clear()
+        queue = [fault]
         recorded: list[Fault] = []
-        for item in faults:
+        while queue or self._pending:
+            if not queue:
+                queue.extend(self._pending)
+                self._pending.clear()
+            item = queue.pop(0)
             # One fault per seat: a crash is seen both as a broken stream and as an exit.
             if all(r.seat != item.seat for r in recorded):
                 recorded.append(self._record(await self._classify(item)))
-        decided = recorded[0]
-        self.forfeit = decided
-        self.match.forfeit(decided.seat, decided.rule, decided.reason)
+        first = recorded[0]
+        self.forfeit = first
+        self.forfeits = tuple(recorded)
+        if len(recorded) == 1:
+            self.match.forfeit(first.seat, first.rule, first.reason)
+        else:
+            rules = ", ".join(dict.fromkeys(f.rule for f in recorded))
+            faults = "; ".join(f.describe() for f in sorted(recorded, key=lambda f: f.seat))
+            self.match.forfeit(None, rules, f"both seats forfeit: {faults}")
         for item in recorded:
             if item.kind.reaches_bot:
                 await self.send(self.seats[item.seat], fault_pb(item))
@@ -628,6 +657,7 @@ class _Session:
             faults=tuple(self.faults),
             decisions=self.decisions,
             elapsed=time.monotonic() - self.started,
+            forfeits=self.forfeits,
         )
 
     async def _play(self) -> None:

@@ -24,7 +24,7 @@ from referee.actions import action_from_dict
 from referee.cards import Card, card_str
 from referee.deal import hand_deck
 from referee.errors import CardError, GinRefError, IllegalActionError, ReplayLogError
-from referee.game import GameScore, HandResult, Match, MatchResult
+from referee.game import GameScore, HandResult, Match, MatchResult, Termination
 from referee.melds import Arrangement
 from referee.rules import Rules
 
@@ -93,9 +93,13 @@ def _game_dict(game: GameScore) -> dict[str, Any]:
 def match_result_dict(
     result: MatchResult, hands_played: int, forfeit_kind: str | None = None
 ) -> dict[str, Any]:
-    """A ``match_result`` record (without ``type``)."""
+    """A ``match_result`` record (without ``type``).
+
+    ``forfeit.seat`` is null when both seats forfeited; ``forfeit_kind`` is then the kind of the
+    fault recorded first (each seat's own is in its ``fault`` record).
+    """
     forfeit = None
-    if result.forfeit_seat is not None:
+    if result.termination is Termination.FORFEIT:
         forfeit = {
             "seat": result.forfeit_seat,
             "kind": forfeit_kind,
@@ -387,7 +391,12 @@ def verify_log(log: ReplayLog) -> list[tuple[int, str]]:
             finished = True
             forfeit = record["forfeit"]
             if match.result is None and isinstance(forfeit, dict):
-                match.forfeit(forfeit["seat"], str(forfeit["rule"]), str(forfeit["reason"]))
+                seat = forfeit.get("seat")
+                if seat not in (0, 1, None) or isinstance(seat, bool):
+                    problems.append((number, f"forfeit: seat {seat!r} is not 0, 1 or null"))
+                    continue
+                # seat null: both seats forfeited.
+                match.forfeit(seat, str(forfeit.get("rule")), str(forfeit.get("reason")))
             if match.result is None:
                 problems.append((number, "the match result is recorded, but the match goes on"))
                 continue

@@ -49,6 +49,20 @@ def test_a_forfeit_is_reported_not_raised(tmp_path: Path) -> None:
     assert "Forfeit: seat 0: illegal_action (R4.1)" in out
 
 
+def test_two_bots_that_cannot_start_both_forfeit(tmp_path: Path) -> None:
+    code, out = run(
+        "match", "/nonexistent/bot-a", "/nonexistent/bot-b", "--seed", "1", "--out", str(tmp_path),
+    )  # fmt: skip
+    assert code == 0, out
+    assert "Result: both seats forfeit, no winner; final score 0-0" in out
+    assert "wins" not in out
+    forfeits = [line for line in out.splitlines() if line.startswith("Forfeit: ")]
+    assert [line.split(":")[1].strip() for line in forfeits] == ["seat 0", "seat 1"]
+    assert all("not_connected (R11.5): could not start" in line for line in forfeits)
+    log = next(line for line in out.splitlines() if line.startswith("Log: "))[5:]
+    verify_file(log)
+
+
 def bad(*args: str) -> str:
     code, out = run("match", *args)
     assert code != 0

@@ -258,3 +258,31 @@ def test_scores_in_requests_come_from_the_observation() -> None:
         knocks = [a for a in legal if isinstance(a, Knock)]
         match.apply(knocks[0] if knocks else rng.choice(legal))
     assert boxes_seen
+
+
+def test_a_forfeit_of_both_seats_has_no_winner_on_the_wire_and_in_the_log() -> None:
+    from referee.convert import match_result_pb
+    from referee.faults import Fault, FaultKind
+    from referee.replay_log import match_result_dict
+
+    match = Match(Rules.profile("standard"), 1)
+    match.forfeit(None, "R11.5", "both seats forfeit: ...")
+    result = match.result
+    assert result is not None
+    fault = Fault(1, FaultKind.CRASHED, "R11.5", "gone")
+    msg = match_result_pb(result, [pb.SeatScore(), pb.SeatScore()], 1, fault)
+    assert msg.termination == pb.TERMINATION_FORFEIT and not msg.HasField("winner")
+    assert (msg.forfeit.seat, msg.forfeit.both_seats) == (-1, True)
+    assert msg.forfeit.kind == pb.FAULT_KIND_DISCONNECTED and msg.forfeit.rule == "R11.5"
+    record = match_result_dict(result, 1, "crashed")
+    assert record["winner"] is None and record["forfeit"] == {
+        "seat": None,
+        "kind": "crashed",
+        "rule": "R11.5",
+        "reason": "both seats forfeit: ...",
+    }
+    one = Match(Rules.profile("standard"), 1)
+    one.forfeit(0, "R4.1", "illegal")
+    assert one.result is not None
+    single = match_result_pb(one.result, [], 1, Fault(0, FaultKind.ILLEGAL_ACTION, "R4.1", "x"))
+    assert (single.winner, single.forfeit.seat, single.forfeit.both_seats) == (1, 0, False)

@@ -7,6 +7,7 @@ bot process is left behind.
 
 from __future__ import annotations
 
+import asyncio
 import os
 import signal
 import time
@@ -17,7 +18,7 @@ import pytest
 
 from referee.faults import FaultKind
 from referee.game import Termination
-from referee.match_runner import BotSpec, RefereeOptions, run_match
+from referee.match_runner import BotSpec, RefereeOptions, run_match, run_series
 from referee.replay_log import verify_file
 from referee.rules import Rules
 from referee.wire import ginrummy_pb2 as pb
@@ -243,3 +244,94 @@ def test_a_bot_ignoring_sigterm_is_killed(tmp_path: Path, pidfile: Path) -> None
     outcome = play(tmp_path, bot("stubborn"), bot())
     assert outcome.forfeit is None
     assert len(pids(pidfile)) == 2  # the fixture checks that both are gone
+
+
+# --- both seats at fault ------------------------------------------------------------------------
+
+
+def assert_both_forfeit(outcome: Any, kinds: tuple[FaultKind, FaultKind]) -> None:
+    """Both seats forfeited, each with its fault kind; nobody wins, everywhere."""
+    result = outcome.result
+    assert result.termination is Termination.FORFEIT
+    assert result.winner is None and result.forfeit_seat is None and result.margin == 0
+    assert outcome.both_forfeit
+    assert sorted((f.seat, f.kind) for f in outcome.forfeits) == [(0, kinds[0]), (1, kinds[1])]
+    assert outcome.forfeit is outcome.forfeits[0]
+    records = of_type(outcome.log_path, "fault")
+    assert sorted((r["seat"], r["kind"], r["retry"]) for r in records) == [
+        (0, kinds[0].value, False),
+        (1, kinds[1].value, False),
+    ]
+    (end,) = of_type(outcome.log_path, "match_result")
+    assert end["winner"] is None and end["margin"] == 0
+    forfeit = end["forfeit"]
+    assert forfeit["seat"] is None and forfeit["kind"] == outcome.forfeit.kind.value
+    assert forfeit["rule"] == "R11.5"
+    assert forfeit["reason"].startswith("both seats forfeit: seat 0: ")
+    assert "; seat 1: " in forfeit["reason"]
+    verify_file(outcome.log_path)
+
+
+def test_neither_bot_can_start(tmp_path: Path) -> None:
+    missing = BotSpec(("/nonexistent/ginref-bot",), "missing")
+    outcome = play(tmp_path, missing, missing)
+    assert_both_forfeit(outcome, (FaultKind.NOT_CONNECTED, FaultKind.NOT_CONNECTED))
+    assert "could not start" in outcome.result.forfeit_reason
+
+
+def test_neither_bot_connects(tmp_path: Path, pidfile: Path) -> None:
+    options = RefereeOptions(connect_timeout=2.0, exit_grace=0.2, kill_grace=0.5)
+    outcome = play(tmp_path, bot("never"), bot("exit"), options=options)
+    assert_both_forfeit(outcome, (FaultKind.NOT_CONNECTED, FaultKind.NOT_CONNECTED))
+    reason = outcome.result.forfeit_reason
+    assert "did not connect within 2 s" in reason and "exited with code 4" in reason
+
+
+def test_both_bots_exit_early_in_every_match_of_a_series(tmp_path: Path, pidfile: Path) -> None:
+    series = run_series(
+        (bot("exit"), bot("exit")), Rules.profile("standard"), [1, 2], tmp_path, FAST
+    )
+    for outcome in series.matches:
+        assert_both_forfeit(outcome, (FaultKind.NOT_CONNECTED, FaultKind.NOT_CONNECTED))
+        assert outcome.hand_results == () and outcome.decisions == 0
+
+
+def test_an_answer_cut_short_by_the_other_seats_fault_is_no_fault(tmp_path: Path) -> None:
+    """The other bot's fault interrupts a decision; the answer then arriving is not a fault.
+
+    A race no real bot can be made to hit on purpose: seat 1 answers out of turn while seat 0
+    is deciding, and seat 0's answer arrives before the referee has moved on. Only seat 1 is at
+    fault (R11.5: a fault never harms the other bot's record); a true second answer still is.
+    """
+    from referee.match_runner import BotProcess, _Conn, _Faulted, _MatchPlan, _Session, _Waiter
+    from referee.server import SeatTicket
+
+    def reply(rid: int) -> pb.BotMessage:
+        action = pb.Action(draw_stock=pb.DrawStock())
+        return pb.BotMessage(action_reply=pb.ActionReply(request_id=rid, action=action))
+
+    async def main() -> None:
+        loop = asyncio.get_running_loop()
+        conns = [
+            _Conn(i, spec, BotProcess(spec, tmp_path / f"{i}.log"), SeatTicket(f"seat {i}"))
+            for i, spec in enumerate((bot(), bot()))
+        ]
+        plan = _MatchPlan("m", 1, 1, (0, 1), tmp_path / "m.jsonl")
+        session = _Session(plan, Rules.profile("standard"), conns, FAST, 1, None)
+        seat0 = session.seats[0]
+        future: asyncio.Future[Any] = loop.create_future()
+        session._waiter = _Waiter(seat0, 7, future)
+        seat0.outstanding = 7
+        session.on_message(conns[1], reply(3), loop.time())  # seat 1, out of turn
+        error = future.exception()
+        assert isinstance(error, _Faulted) and error.fault.seat == 1
+        session.on_message(conns[0], reply(7), loop.time())  # seat 0's answer, just after
+        assert session._pending == []
+        answered: asyncio.Future[Any] = loop.create_future()
+        answered.set_result((reply(8).action_reply, loop.time()))
+        session._waiter = _Waiter(seat0, 8, answered)
+        session.on_message(conns[0], reply(8), loop.time())  # a second answer to request 8
+        assert [(f.seat, f.kind) for f in session._pending] == [(0, FaultKind.OUT_OF_TURN)]
+        session.log.close()
+
+    asyncio.run(main())

@@ -3,6 +3,7 @@ here)."""
 
 from __future__ import annotations
 
+from referee.faults import Fault
 from referee.game import HandOutcome, HandResult, Termination
 from referee.match_runner import MatchOutcome
 from tournaments.runner import Progress, RunResult
@@ -34,11 +35,21 @@ def format_hand_row(result: HandResult) -> str:
     )
 
 
+def forfeits(outcome: MatchOutcome) -> tuple[Fault, ...]:
+    """The faults that forfeited the match, in seat order: none, one, or both seats'."""
+    faults = outcome.forfeits or ((outcome.forfeit,) if outcome.forfeit is not None else ())
+    return tuple(sorted(faults, key=lambda f: f.seat))
+
+
 def format_result_line(outcome: MatchOutcome) -> str:
-    """``Result: seat 0 (name) wins 104-37 ...`` or a draw."""
+    """``Result: seat 0 (name) wins 104-37 ...``, no winner, or both seats forfeit."""
     result = outcome.result
     final = f"{result.final[0]}-{result.final[1]}"
     how = _TERMINATION_TEXT[result.termination]
+    if result.termination is Termination.FORFEIT and result.winner is None:
+        lines = [f"Result: both seats forfeit, no winner; final score {final} (seat 0-seat 1)"]
+        lines.extend(f"Forfeit: {fault.describe()}" for fault in forfeits(outcome))
+        return "\n".join(lines)
     if result.winner is None:
         return f"Result: no winner; final score {final} (seat 0-seat 1) ({how})"
     name = seat_name(outcome, result.winner)
@@ -66,7 +77,8 @@ def format_match_outcome(outcome: MatchOutcome) -> str:
         lines.append("No hand was completed.")
     lines.append("")
     lines.append(format_result_line(outcome))
-    other = [f for f in outcome.faults if f is not outcome.forfeit]
+    forfeited = forfeits(outcome)
+    other = [f for f in outcome.faults if all(f is not g for g in forfeited)]
     for fault in other:
         retry = " (retried)" if fault.retry else ""
         lines.append(f"Fault{retry}: {fault.describe()}")

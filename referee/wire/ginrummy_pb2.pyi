@@ -571,16 +571,18 @@ class GameScore(_message.Message):
     def __init__(self, winner: _Optional[int] = ..., hand_points: _Optional[_Iterable[int]] = ..., hands_won: _Optional[_Iterable[int]] = ..., extra_boxes: _Optional[_Iterable[int]] = ..., final_scores: _Optional[_Iterable[int]] = ..., shutout: _Optional[bool] = ..., margin: _Optional[int] = ...) -> None: ...
 
 class Forfeit(_message.Message):
-    __slots__ = ("seat", "kind", "rule", "reason")
+    __slots__ = ("seat", "kind", "rule", "reason", "both_seats")
     SEAT_FIELD_NUMBER: _ClassVar[int]
     KIND_FIELD_NUMBER: _ClassVar[int]
     RULE_FIELD_NUMBER: _ClassVar[int]
     REASON_FIELD_NUMBER: _ClassVar[int]
+    BOTH_SEATS_FIELD_NUMBER: _ClassVar[int]
     seat: int
     kind: FaultKind
     rule: str
     reason: str
-    def __init__(self, seat: _Optional[int] = ..., kind: _Optional[_Union[FaultKind, str]] = ..., rule: _Optional[str] = ..., reason: _Optional[str] = ...) -> None: ...
+    both_seats: bool
+    def __init__(self, seat: _Optional[int] = ..., kind: _Optional[_Union[FaultKind, str]] = ..., rule: _Optional[str] = ..., reason: _Optional[str] = ..., both_seats: _Optional[bool] = ...) -> None: ...
 
 class Fault(_message.Message):
     __slots__ = ("rule", "message", "kind", "request_id", "retry")
