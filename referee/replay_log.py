@@ -31,6 +31,9 @@ from referee.rules import Rules
 FORMAT = "ginref-replay"
 VERSION = 1
 
+# One encoder for every line: json.dumps with options builds a new encoder per call.
+_ENCODE = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False).encode
+
 
 def _cards(cards: Iterable[Card]) -> list[str]:
     return [card_str(c) for c in cards]
@@ -131,7 +134,7 @@ class ReplayLogWriter:
         if fh is None:
             raise GinRefError(f"the replay log {self.path} is closed")
         record = {"type": record_type, **fields}
-        fh.write(json.dumps(record, separators=(",", ":"), ensure_ascii=False) + "\n")
+        fh.write(_ENCODE(record) + "\n")
         fh.flush()
         if self._fsync:
             os.fsync(fh.fileno())
