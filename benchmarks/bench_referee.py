@@ -9,8 +9,8 @@ rounds, and each ratio the median of the rounds' ratios.
    discard leaving least deadwood), one process per bot for the series, refereed by a fresh
    Python process (with ``--baseline DIR``, the same again with the referee of the checkout in
    DIR, e.g. the previous commit, in the same rounds). Reported per decision:
-   the round trip as the referee measures it (request built and written -> reply read, the
-   think_ms of the replay log; median), the same minus the bots' own compute time, and the
+   the round trip as the referee measures it (request written -> reply read: the decision's
+   think_ms in the replay log; median), the same minus the bots' own compute time, and the
    referee process's CPU (``time.process_time``, all its threads, grpc's included) divided by
    the decisions. Messages per decision: one DecisionRequest plus the Event messages (public
    events that no request carries; proto, "Events").

@@ -767,9 +767,12 @@ class _Session:
         loop = self._loop
         conn = seat.conn
         m = self.match
-        start = loop.time()
         bank_before = seat.bank
-        deadline = start + self.options.move_time + bank_before
+        budget = self.options.move_time + bank_before
+        # The clock starts just before the first request is written (the referee's own work to
+        # build it is not the bot's time) and runs on through any retries.
+        start = deadline = 0.0
+        clock_started = False
         while True:
             if self._pending:
                 await self._forfeit(self._pending.pop(0))
@@ -782,7 +785,7 @@ class _Session:
                 return None
             obs = observe(m, seat.index)
             rid = conn.request_id()
-            left = max(0.0, deadline - loop.time())
+            left = max(0.0, deadline - loop.time()) if clock_started else budget
             request = seat.requests.request(
                 obs, rid, int(left * 1000), self._move_ms, int(seat.bank * 1000)
             )
@@ -793,6 +796,10 @@ class _Session:
             try:
                 if self._on_send is not None:
                     self._on_send(seat.index, request, self.hand)
+                if not clock_started:
+                    clock_started = True
+                    start = loop.time()
+                    deadline = start + budget
                 await link.send(request)
                 reply, arrived = await wait_reply(future, deadline)
             except DisconnectedError as exc:
@@ -810,7 +817,7 @@ class _Session:
                 await self._forfeit(fault)
                 return None
             think = arrived - start
-            if think > self.options.move_time + bank_before:
+            if think > budget:
                 await self._forfeit(self._timeout_fault(seat, rid, think))
                 return None
             seat.bank = bank_before - max(0.0, think - self.options.move_time)
