@@ -22,6 +22,7 @@ from __future__ import annotations
 import enum
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from referee import melds as M
 from referee.actions import (
@@ -76,9 +77,12 @@ class Termination(enum.Enum):
     FORFEIT = "forfeit"  # R11.5
 
 
-@dataclass(frozen=True, slots=True)
-class Event:
-    """One public or private happening of a hand; ``card`` may be hidden from the other seat."""
+class Event(NamedTuple):
+    """One public or private happening of a hand; ``card`` may be hidden from the other seat.
+
+    A named tuple rather than a dataclass: the engine makes two per turn, and tuples are
+    several times cheaper to build.
+    """
 
     seat: int | None
     # deal, take_upcard, pass, draw_stock, draw_discard, discard, knock, gin, big_gin,
@@ -231,9 +235,7 @@ class Hand:
         self.knock_discard: Card | None = None
         self.knock_kind: HandOutcome | None = None
         self.knock_arrangement: M.Arrangement | None = None
-        self.options: (
-            tuple[tuple[int, Card | None, bool, bool, bool, int], _DiscardOptions] | None
-        ) = None
+        self.options: tuple[tuple[int, Card | None, bool], _DiscardOptions] | None = None
         if rules.deal_mode == "eleven_card":
             for i in range(21):
                 self.hands[nd if i % 2 == 0 else dealer] |= 1 << deck[i]
@@ -575,7 +577,8 @@ class Match:
         assert seat is not None
         hand = h.hands[seat]
         # legal_actions and apply both need these; everything they depend on is in the key.
-        key = (hand, h.taken, h.must_knock, h.may_knock_taken, h.opening, h.limit)
+        # (may_knock_taken and opening only change together with must_knock and the hand.)
+        key = (hand, h.taken, h.must_knock)
         cached = h.options
         if cached is not None and cached[0] == key:
             return cached[1]
@@ -844,7 +847,7 @@ class Match:
         if rules.max_turns is not None and h.turns >= rules.max_turns:
             self._end_dead("move_cap")
             return
-        if h.stock_size <= 2:
+        if h.stock_pos >= 50:  # two stock cards or fewer
             if rules.wall_rule == "dead":
                 self._end_dead("stock_exhausted")
                 return
