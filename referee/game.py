@@ -470,9 +470,13 @@ class Match:
         if self.result is None and self.chooser is None:
             h = self.hand
             kind = type(action)
-            if kind is DrawStock and h.phase is Phase.DRAW:
-                self._do_draw_stock()
-                return
+            if h.phase is Phase.DRAW:
+                if kind is DrawStock:
+                    self._do_draw_stock()
+                    return
+                if kind is DrawDiscard and h.barred is None and not h.stock_only and h.pile:
+                    self._do_take()
+                    return
             if kind is Discard and h.phase is Phase.DISCARD:
                 opts = self._discard_options()
                 card = action.card  # type: ignore[union-attr]
