@@ -171,6 +171,7 @@ def _suit_discards(suit: int) -> LazyTable[tuple[Discard, ...]]:
 
 
 _SUIT_DISCARDS = tuple(_suit_discards(s) for s in range(4))
+_DISCARD_PHASE = Phase.DISCARD
 _DRAW_STOCK = DrawStock()
 _DRAW_DISCARD = DrawDiscard()
 _PASS = Pass()
@@ -407,6 +408,8 @@ class Match:
             return [ChooseDeal(True), ChooseDeal(False)]
         h = self.hand
         phase = h.phase
+        if phase is _DISCARD_PHASE:
+            return self._discard_phase_actions()
         if phase is Phase.DRAW:
             # The common case needs no look-ahead: a top discard nobody is barred from.
             if h.barred is None and not h.stock_only and h.pile:
@@ -420,22 +423,6 @@ class Match:
                     return [_DRAW_DISCARD, _DECLARE_DEAD]
                 return [_DECLARE_DEAD]
             return [_DRAW_DISCARD, _PASS] if self._may_take_discard() else [_PASS]
-        if phase is Phase.DISCARD:
-            opts = self._discard_options()
-            acts: list[Action] = []
-            if not opts.forced_gin:
-                m = opts.discards
-                acts = [
-                    *_SUIT_DISCARDS[0][m & 0x1FFF],
-                    *_SUIT_DISCARDS[1][m >> 13 & 0x1FFF],
-                    *_SUIT_DISCARDS[2][m >> 26 & 0x1FFF],
-                    *_SUIT_DISCARDS[3][m >> 39 & 0x1FFF],
-                ]
-            if opts.knocks:
-                acts += self._knock_actions(opts)
-            if opts.big_gin:
-                acts.append(BigGin())
-            return acts
         if phase is Phase.DEFENDER:
             assert h.knocker is not None
             play = self._optimal_defense()
@@ -443,6 +430,23 @@ class Match:
                 DefenderPlay(tuple(m.cards for m in play.melds), tuple(c for c, _ in play.layoffs))
             ]
         raise EngineError(f"no legal actions defined for phase {phase}")
+
+    def _discard_phase_actions(self) -> list[Action]:
+        opts = self._discard_options()
+        acts: list[Action] = []
+        if not opts.forced_gin:
+            m = opts.discards
+            acts = [
+                *_SUIT_DISCARDS[0][m & 0x1FFF],
+                *_SUIT_DISCARDS[1][m >> 13 & 0x1FFF],
+                *_SUIT_DISCARDS[2][m >> 26 & 0x1FFF],
+                *_SUIT_DISCARDS[3][m >> 39 & 0x1FFF],
+            ]
+        if opts.knocks:
+            acts += self._knock_actions(opts)
+        if opts.big_gin:
+            acts.append(BigGin())
+        return acts
 
     @staticmethod
     def _knock_actions(opts: _DiscardOptions) -> list[Action]:

@@ -241,15 +241,18 @@ def min_deadwood_after_discard(cards: int | Iterable[Card]) -> int:
         # One rank with three or four cards (the usual case): try each way to meld it.
         r = trips.bit_length() - 1
         pattern = (a >> r & 1) | (b >> r & 1) << 1 | (c >> r & 1) << 2 | (d >> r & 1) << 3
-        return min(
-            _after_discard(
-                a ^ trips if p & 1 else a,
-                b ^ trips if p & 2 else b,
-                c ^ trips if p & 4 else c,
-                d ^ trips if p & 8 else d,
-            )
-            for p in _SET_OPTIONS[pattern]
-        )
+        best = _after_discard(a, b, c, d)
+        for p in _SET_OPTIONS[pattern]:
+            if p:
+                v = _after_discard(
+                    a ^ trips if p & 1 else a,
+                    b ^ trips if p & 2 else b,
+                    c ^ trips if p & 4 else c,
+                    d ^ trips if p & 8 else d,
+                )
+                if v < best:
+                    best = v
+        return best
     return min(_after_discard(ra, rb, rc, rd) for ra, rb, rc, rd, _ in _set_choices(a, b, c, d))
 
 
