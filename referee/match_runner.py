@@ -7,8 +7,9 @@ Two entry points, each with an async core and a sync wrapper:
   the same two processes over one connection each (seats alternate unless told otherwise).
 
 Launch contract (docs/referee.md): each bot is started from its command line in a process group
-of its own, with ``GINREF_ADDRESS`` (the referee's ``host:port``), ``GINREF_TOKEN`` (its seat's
-secret token) and ``GINREF_SEAT`` (its seat in the first match) added to the environment, and
+of its own, under its resource limits (:mod:`referee.limits`), with ``GINREF_ADDRESS`` (the
+referee's ``host:port``), ``GINREF_TOKEN`` (its seat's secret token) and ``GINREF_SEAT`` (its
+seat in the first match) added to the environment, and
 the directory of the referee's interpreter first on its ``PATH`` (so ``python`` is the one
 ginref runs on); its stdout and stderr go to ``<log stem>.seat<N>.<label>.log`` beside the
 replay log. When the series is over, each bot gets ``exit_grace`` seconds to exit by itself,
@@ -75,6 +76,7 @@ from referee.errors import (
 )
 from referee.faults import CONDUCT_RULE, Fault, FaultKind
 from referee.game import Hand, HandResult, Match, MatchResult, Phase
+from referee.limits import GroupWatch, Guard, Limits, describe_exit, limited_command
 from referee.observation import KnockInfo, observe
 from referee.replay_log import (
     FORMAT,
@@ -154,9 +156,11 @@ class RefereeOptions:
     exit_grace: float = DEFAULT_EXIT_GRACE
     kill_grace: float = DEFAULT_KILL_GRACE
     fsync: bool = False
+    limits: Limits = field(default_factory=Limits)  # per-bot resources, message size
 
     def validate(self) -> RefereeOptions:
         """Return ``self`` or raise :class:`ConfigError` naming the bad option."""
+        self.limits.validate()
         if not self.move_time > 0:
             raise ConfigError(f"move time must be positive, got {self.move_time}")
         for name in ("bank", "exit_grace", "kill_grace"):
@@ -217,9 +221,11 @@ class SeriesOutcome:
 class BotProcess:
     """One launched bot: its process group, output file and exit."""
 
-    def __init__(self, spec: BotSpec, output: Path) -> None:
+    def __init__(self, spec: BotSpec, output: Path, limits: Limits | None = None) -> None:
         self.spec = spec
         self.output = output
+        self.limits = limits or Limits()
+        self.guard: Guard | None = None  # the resource watch (referee.limits)
         self.proc: asyncio.subprocess.Process | None = None
         self.start_error: str | None = None
         self.exited: asyncio.Future[int] = asyncio.get_running_loop().create_future()
@@ -230,8 +236,9 @@ class BotProcess:
         """Launch in a new session (its own process group); failures go to ``start_error``."""
         self._out = open(self.output, "wb")  # noqa: SIM115 (closed in stop())
         try:
+            argv = limited_command(self.spec.command, self.limits, path=env.get("PATH"))
             self.proc = await asyncio.create_subprocess_exec(
-                *self.spec.command,
+                *argv,
                 stdin=asyncio.subprocess.DEVNULL,
                 stdout=self._out,
                 stderr=asyncio.subprocess.STDOUT,
@@ -243,7 +250,13 @@ class BotProcess:
             self._out.write(f"ginref: {self.start_error}\n".encode())
             self.exited.set_result(-1)
             return
+        marker = f"{ENV_TOKEN}={env[ENV_TOKEN]}".encode() if ENV_TOKEN in env else None
+        self.guard = GroupWatch.current().guard(self.proc.pid, self.limits, self.output, marker)
         self._watch = asyncio.get_running_loop().create_task(self._wait())
+
+    def exit_text(self, code: int) -> str:
+        """``exited with code N``, and the resource limit that ended it, if one did."""
+        return describe_exit(code, self.limits, self.guard, self.output)
 
     async def _wait(self) -> None:
         assert self.proc is not None
@@ -274,6 +287,8 @@ class BotProcess:
                 _killpg(pgid, signal.SIGKILL)
                 if self._watch is not None:
                     await self._watch
+                if self.guard is not None:
+                    await self.guard.close()  # and whatever escaped the group
         finally:
             if self._out is not None:
                 self._out.close()
@@ -306,6 +321,7 @@ class _Conn:
         self.link = link
         link.on_message = self._on_message
         link.on_lost = self._on_lost
+        link.on_invalid = self._on_invalid
 
     def _on_message(self, message: pb.BotMessage, arrived: float) -> None:
         if self.session is not None:
@@ -314,6 +330,11 @@ class _Conn:
     def _on_lost(self, reason: str, half_closed: bool) -> None:
         if self.session is not None:
             self.session.on_lost(self, reason, half_closed)
+
+    def _on_invalid(self, reason: str, arrived: float) -> None:
+        if self.session is not None:
+            seat = self.session.seat_of(self)
+            self.session.raise_fault(Fault(seat, FaultKind.PROTOCOL_ERROR, CONDUCT_RULE, reason))
 
     def request_id(self) -> int:
         rid = self.next_id
@@ -511,16 +532,21 @@ class _Session:
                 seat.index,
                 FaultKind.CRASHED,
                 CONDUCT_RULE,
-                f"the bot process exited with code {code} during the match",
+                f"the bot process {conn.proc.exit_text(code)} during the match",
             )
         )
+
+    def seat_of(self, conn: _Conn) -> int:
+        """The seat ``conn``'s bot plays in this match."""
+        return self._seat_of[id(conn)].index
 
     def raise_fault(self, fault: Fault) -> None:
         """Interrupt the decision in progress with ``fault``, or keep it for the next one."""
         waiter = self._waiter
         if waiter is not None and not waiter.future.done():
             waiter.future.set_exception(_Faulted(fault))
-        else:
+        elif all(p.seat != fault.seat for p in self._pending):
+            # One pending fault per seat decides: a bot flooding the stream must not grow this.
             self._pending.append(fault)
 
     # --- sending ------------------------------------------------------------------------------
@@ -573,7 +599,7 @@ class _Session:
         return replace(
             fault,
             kind=FaultKind.CRASHED,
-            reason=f"the bot process exited with code {code} during the match ({fault.reason})",
+            reason=f"the bot process {proc.exit_text(code)} during the match ({fault.reason})",
         )
 
     def _record(self, fault: Fault) -> Fault:
@@ -919,7 +945,10 @@ async def run_series_async(
         raise ConfigError(f"cannot create the log directory {str(out)!r}: {exc}") from None
     own_server = server is None
     if server is None:
-        server = RefereeServer(hello_timeout=options.connect_timeout)
+        server = RefereeServer(
+            hello_timeout=options.connect_timeout,
+            max_message_bytes=options.limits.message_bytes,
+        )
         await server.start()
     series_id = new_match_id(seeds[0])
     plans: list[_MatchPlan] = []
@@ -943,7 +972,7 @@ async def run_series_async(
             seat = first.bots_by_seat.index(index)
             ticket = server.issue_ticket(f"seat {seat} of match {first.match_id}")
             output = out / f"{stem}.seat{seat}.{spec.name}.log"
-            conns.append(_Conn(index, spec, BotProcess(spec, output), ticket))
+            conns.append(_Conn(index, spec, BotProcess(spec, output, options.limits), ticket))
         session = _Session(first, rules, conns, options, len(seeds), on_send)
         session.write_header()
         await _launch_and_connect(conns, first, server.address, options, lambda: session)
@@ -1030,7 +1059,7 @@ async def _launch_and_connect(
                 0,
                 FaultKind.NOT_CONNECTED,
                 CONDUCT_RULE,
-                f"the bot exited with code {code} without connecting",
+                f"the bot {conn.proc.exit_text(code)} without connecting",
             )
         else:
             conn.gone = Fault(

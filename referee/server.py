@@ -12,6 +12,11 @@ the Welcome end the call with the status codes documented in the proto file:
 - INVALID_ARGUMENT: the first message is not a Hello.
 - DEADLINE_EXCEEDED: no Hello within the hello timeout.
 
+A message larger than ``max_message_bytes`` (or one that does not parse) does not break the
+stream: the deserializer hands the link an :class:`~referee.transport.InvalidMessage`, which the
+match runner records as a PROTOCOL_ERROR fault and tells the bot about; gRPC itself cuts a
+stream only on a message above ``max(4 MiB, 2 * max_message_bytes)``, to bound memory.
+
 The standard health service answers SERVING for "" and "ginrummy.v1.Referee", and server
 reflection serves ``ginrummy/v1/ginrummy.proto``.
 """
@@ -29,7 +34,8 @@ from grpc_reflection.v1alpha import reflection  # type: ignore[import-untyped]
 
 from referee.errors import ConfigError
 from referee.faults import CONDUCT_RULE
-from referee.transport import BotLink
+from referee.limits import DEFAULT_MESSAGE, GRPC_HARD_LIMIT
+from referee.transport import BotLink, InvalidMessage, parse_bot_message
 from referee.wire import PROTOCOL_VERSION
 from referee.wire import ginrummy_pb2 as pb
 from referee.wire import ginrummy_pb2_grpc as pb_grpc
@@ -62,10 +68,12 @@ class RefereeServer:
         port: int = 0,
         *,
         hello_timeout: float = DEFAULT_HELLO_TIMEOUT,
+        max_message_bytes: int = DEFAULT_MESSAGE,
     ) -> None:
         self._host = host
         self._port = port
         self._hello_timeout = hello_timeout
+        self.max_message_bytes = max_message_bytes
         self._tickets: dict[str, SeatTicket] = {}
         self._server: Any = None
         self.port = 0
@@ -80,8 +88,20 @@ class RefereeServer:
 
     async def start(self) -> str:
         """Bind and start serving; return :attr:`address`."""
-        server = grpc.aio.server()
-        pb_grpc.add_RefereeServicer_to_server(_Servicer(self), server)  # type: ignore[no-untyped-call]
+        hard_limit = max(GRPC_HARD_LIMIT, 2 * self.max_message_bytes)
+        server = grpc.aio.server(options=[("grpc.max_receive_message_length", hard_limit)])
+        limit = self.max_message_bytes
+        handlers = {
+            "Play": grpc.stream_stream_rpc_method_handler(
+                _Servicer(self).Play,
+                request_deserializer=lambda data: parse_bot_message(data, limit),
+                response_serializer=pb.RefereeMessage.SerializeToString,
+            )
+        }
+        server.add_generic_rpc_handlers(
+            (grpc.method_handlers_generic_handler(SERVICE_NAME, handlers),)
+        )
+        server.add_registered_method_handlers(SERVICE_NAME, handlers)
         health_servicer = health.aio.HealthServicer()
         health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
         for name in ("", SERVICE_NAME):
@@ -122,6 +142,13 @@ class RefereeServer:
             await context.abort(
                 grpc.StatusCode.DEADLINE_EXCEEDED,
                 f"no Hello within {self._hello_timeout:g} s ({CONDUCT_RULE})",
+            )
+            return
+        if isinstance(first, InvalidMessage):
+            await context.abort(
+                grpc.StatusCode.INVALID_ARGUMENT,
+                f"the first message on the stream must be a Hello, got {first.reason} "
+                f"({CONDUCT_RULE})",
             )
             return
         if first is grpc.aio.EOF or first.WhichOneof("kind") != "hello":

@@ -9,6 +9,11 @@ Reads use the servicer context's explicit ``read()`` in a task of their own, so 
 is seen when it arrives (an answer out of turn, a disconnect) and not only when the referee
 happens to wait for that bot; writes use ``write()`` from the match runner's task. Both are the
 aio API's fastest path (async generators cost about 12% more per message).
+
+A message that does not parse as a ``BotMessage``, or is larger than the referee allows, is not
+an error of the stream: :func:`parse_bot_message` (the server's deserializer) turns it into an
+:class:`InvalidMessage`, which the link reports through ``on_invalid`` while the stream stays
+open, so the bot can be told (a PROTOCOL_ERROR fault).
 """
 
 from __future__ import annotations
@@ -26,6 +31,35 @@ T = TypeVar("T")
 
 OnMessage = Callable[[pb.BotMessage, float], None]
 OnLost = Callable[[str, bool], None]
+OnInvalid = Callable[[str, float], None]
+
+
+class InvalidMessage:
+    """A message from a bot that the referee could not read: why, in one sentence."""
+
+    __slots__ = ("reason", "size")
+
+    def __init__(self, reason: str, size: int) -> None:
+        self.reason = reason
+        self.size = size
+
+
+def parse_bot_message(data: bytes, max_bytes: int) -> pb.BotMessage | InvalidMessage:
+    """The server's request deserializer: never raises, so a bad message never breaks a stream."""
+    if len(data) > max_bytes:
+        return InvalidMessage(
+            f"a message of {len(data)} bytes, over the maximum message size of {max_bytes} bytes",
+            len(data),
+        )
+    try:
+        message: pb.BotMessage = pb.BotMessage.FromString(data)
+    except Exception as exc:  # DecodeError, and whatever else protobuf raises on garbage
+        return InvalidMessage(
+            f"a message of {len(data)} bytes that is not a ginrummy.v1.BotMessage "
+            f"({type(exc).__name__}: {exc})",
+            len(data),
+        )
+    return message
 
 
 def _ignore_message(message: pb.BotMessage, arrived: float) -> None:
@@ -36,13 +70,18 @@ def _ignore_lost(reason: str, half_closed: bool) -> None:
     return None
 
 
+def _ignore_invalid(reason: str, arrived: float) -> None:
+    return None
+
+
 class BotLink:
     """One bot's ``Play`` stream after the referee welcomed it.
 
     ``on_message(message, arrival_time)`` is called for every message the bot sends, with the
     event loop's clock at arrival; ``on_lost(reason, half_closed)`` once, when the stream ends
     from the bot's side (``half_closed``: it closed its side cleanly, which is legitimate only
-    between matches). The servicer handler runs :meth:`serve` until :meth:`close`.
+    between matches); ``on_invalid(reason, arrival_time)`` for a message that could not be read
+    (:class:`InvalidMessage`). The servicer handler runs :meth:`serve` until :meth:`close`.
     """
 
     def __init__(self, context: Any, hello: pb.Hello) -> None:
@@ -52,6 +91,7 @@ class BotLink:
         self.peer: str = context.peer()
         self.on_message: OnMessage = _ignore_message
         self.on_lost: OnLost = _ignore_lost
+        self.on_invalid: OnInvalid = _ignore_invalid
         self.lost: str | None = None
         self.half_closed = False
         self._closed: asyncio.Future[None] = asyncio.get_running_loop().create_future()
@@ -78,6 +118,9 @@ class BotLink:
                 if message is grpc.aio.EOF:
                     self._mark_lost("the bot closed its side of the stream", True)
                     return
+                if isinstance(message, InvalidMessage):
+                    self.on_invalid(message.reason, loop.time())
+                    continue
                 if self.on_message is not on_message:
                     on_message = self.on_message
                 on_message(message, loop.time())

@@ -17,6 +17,7 @@ from pathlib import Path
 import click
 
 from referee.errors import GinRefError
+from referee.limits import LIMIT_KEYS, Limits
 from referee.match_runner import (
     DEFAULT_BANK,
     DEFAULT_CONNECT_TIMEOUT,
@@ -124,6 +125,13 @@ def main() -> None:
     show_default=True,
     help="Illegal or malformed actions forgiven per seat and match (0: forfeit at once).",
 )
+@click.option(
+    "--limit",
+    "limit_items",
+    multiple=True,
+    metavar="NAME=VALUE",
+    help=f"A resource limit of each bot (repeatable; 0: none): {', '.join(LIMIT_KEYS)}.",
+)
 def match_command(
     bot_a: str,
     bot_b: str,
@@ -135,6 +143,7 @@ def match_command(
     bank: float,
     connect_timeout: float,
     retries: int,
+    limit_items: tuple[str, ...],
 ) -> None:
     """Play one match between two bots and print the result.
 
@@ -146,7 +155,11 @@ def match_command(
         rules = Rules.profile(profile, **parse_assignments(assignments))
         bots = (BotSpec.parse(bot_a), BotSpec.parse(bot_b))
         options = RefereeOptions(
-            move_time=move_time, bank=bank, connect_timeout=connect_timeout, retries=retries
+            move_time=move_time,
+            bank=bank,
+            connect_timeout=connect_timeout,
+            retries=retries,
+            limits=Limits().with_keys(parse_assignments(limit_items)),
         ).validate()
         if seed is None:
             seed = secrets.randbelow(2**31)
@@ -217,6 +230,14 @@ def match_command(
 @click.option("--connect-timeout", type=float, help="Seconds a bot has to start and connect.")
 @click.option("--retries", type=click.IntRange(0), help="Illegal actions forgiven per match.")
 @click.option(
+    "--limit",
+    "limit_items",
+    multiple=True,
+    metavar="NAME=VALUE",
+    help=f"A resource limit of each bot (repeatable), on top of the file's [limits]: "
+    f"{', '.join(LIMIT_KEYS)}.",
+)
+@click.option(
     "--out",
     "out_dir",
     type=click.Path(file_okay=False),
@@ -246,6 +267,7 @@ def tournament_command(
     bank: float | None,
     connect_timeout: float | None,
     retries: int | None,
+    limit_items: tuple[str, ...],
     out_dir: str | None,
     progress: bool | None,
     quiet: bool,
@@ -282,6 +304,8 @@ def tournament_command(
         }
         if challengers:
             changes["challengers"] = challengers
+        if limit_items:
+            changes["limits"] = config.limits.with_keys(parse_assignments(limit_items))
         if assignments:
             merged = dict(config.rule_overrides)
             merged.update(parse_assignments(assignments))

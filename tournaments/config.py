@@ -1,7 +1,8 @@
 """Tournament files: TOML in, a validated :class:`TournamentConfig` out (docs/tournaments.md).
 
-A file declares the bots, the rules, the format, the master seed, concurrency, time controls and
-the fault policy; the command line overrides any of them (:meth:`TournamentConfig.with_changes`).
+A file declares the bots, the rules, the format, the master seed, concurrency, time controls,
+the fault policy and the bots' resource limits; the command line overrides any of them
+(:meth:`TournamentConfig.with_changes`).
 Every mistake is reported as :class:`TournamentFileError` naming the file, the line and the key,
 e.g. ``sample.toml:14: bots[2].command: must not be empty``. :mod:`tomllib` gives line numbers
 only for syntax errors, so :class:`_KeyLines` finds the line of each key by scanning the text.
@@ -22,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from referee.errors import ConfigError, GinRefError
+from referee.limits import LIMIT_KEYS, Limits
 from referee.match_runner import (
     DEFAULT_BANK,
     DEFAULT_CONNECT_TIMEOUT,
@@ -87,6 +89,7 @@ class TournamentConfig:
     retries: int = DEFAULT_RETRIES
     exit_grace: float = DEFAULT_EXIT_GRACE
     kill_grace: float = DEFAULT_KILL_GRACE
+    limits: Limits = dataclasses.field(default_factory=Limits)
     out: str | None = None  # None: runs/<name>
     source: str = "<default>"
 
@@ -105,6 +108,7 @@ class TournamentConfig:
             retries=self.retries,
             exit_grace=self.exit_grace,
             kill_grace=self.kill_grace,
+            limits=self.limits,
         ).validate()
 
     @property
@@ -184,6 +188,7 @@ class TournamentConfig:
             "connect_timeout": self.connect_timeout,
             "exit_grace": self.exit_grace,
             "kill_grace": self.kill_grace,
+            "limits": self.limits.to_dict(),
             "out": str(self.out_dir),
             "source": self.source,
         }
@@ -310,6 +315,7 @@ _TOP_KEYS = (
     "rules",
     "time",
     "faults",
+    "limits",
     "bots",
 )
 _BOT_KEYS = ("name", "command", "cwd", "env")
@@ -410,6 +416,19 @@ def parse_text(text: str, source: str = "<text>", base: Path | None = None) -> T
                 if value < 0:
                     raise r.error(("faults", key), f"must not be negative, got {value:g}")
                 fields[key] = value
+
+    if "limits" in data:
+        table = r.get(data, "limits", dict, (), "a table")
+        r.check_keys(table, tuple(LIMIT_KEYS), ("limits",))
+        limits = Limits()
+        for key in table:
+            what = "a whole number" if key == "processes" else "a number"
+            value = r.get(table, key, int if key == "processes" else float, ("limits",), what)
+            try:
+                limits = limits.with_keys({key: value})
+            except GinRefError as exc:
+                raise r.error(("limits", key), str(exc).removeprefix(f"limit {key}: ")) from None
+        fields["limits"] = limits
 
     if "bots" not in data:
         raise r.error((), "no bots: add a [[bots]] table for each bot")

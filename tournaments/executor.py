@@ -65,7 +65,10 @@ class LocalExecutor:
 
     async def start(self) -> None:
         """Start the shared referee server."""
-        self.server = RefereeServer(hello_timeout=self.options.connect_timeout)
+        self.server = RefereeServer(
+            hello_timeout=self.options.connect_timeout,
+            max_message_bytes=self.options.limits.message_bytes,
+        )
         await self.server.start()
 
     async def close(self) -> None:
