@@ -4,6 +4,7 @@ watch over a process group, the message size, and how a limit's crash is describ
 from __future__ import annotations
 
 import asyncio
+import re
 import signal
 import subprocess
 import sys
@@ -18,6 +19,7 @@ from referee.errors import ConfigError
 from referee.limits import (
     DEFAULT_MESSAGE,
     KIB,
+    LIMIT_KEYS,
     MIB,
     GroupWatch,
     Limits,
@@ -55,6 +57,14 @@ def test_the_defaults_are_documented_values() -> None:
         "message_kb": 64.0,
     }
     assert limits.message_bytes == DEFAULT_MESSAGE == 64 * KIB
+
+
+def test_the_documented_defaults_are_the_defaults() -> None:
+    text = (Path(__file__).resolve().parent.parent / "docs" / "referee.md").read_text()
+    documented = dict(re.findall(r"^\| `(\w+)` \| \*\*([\d.]+)\*\*", text, re.M))
+    assert {k: float(v) for k, v in documented.items() if k in LIMIT_KEYS} == {
+        k: float(v) for k, v in Limits().to_dict().items()
+    }
 
 
 def test_a_limits_table_is_read_in_its_units() -> None:
