@@ -253,7 +253,7 @@ class Usage:
     output_bytes: int = 0
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, eq=False)  # a guard is itself: compared by identity
 class Guard:
     """One bot under watch: its leader's pid (also its session id), limits and processes."""
 
