@@ -259,7 +259,7 @@ def _check_record(record: Any) -> str | None:
     if not isinstance(record, dict):
         return f"expected a JSON object, got {type(record).__name__}"
     kind = record.get("type")
-    if kind not in RECORD_FIELDS:
+    if not isinstance(kind, str) or kind not in RECORD_FIELDS:
         return f"unknown record type {kind!r}"
     for key, types in RECORD_FIELDS[kind].items():
         if key not in record:
