@@ -354,7 +354,12 @@ async def main(mode: str, arg: float, arg2: float = 200_000) -> int:
             if mode == "slow":
                 await asyncio.sleep(arg)
             reply = pb.BotMessage(action_reply=pb.ActionReply(request_id=rid, action=action))
-            await call.write(reply)
+            try:
+                await call.write(reply)
+            except grpc.aio.AioRpcError:
+                # The referee ended the stream while we answered: the other seat's fault ended
+                # the match between its request and our reply. That is the end, not a crash.
+                break
             if mode == "double" and decisions == at:
                 await call.write(reply)
     print(f"decisions {decisions} think_seconds {think:.6f}", flush=True)
