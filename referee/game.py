@@ -628,7 +628,7 @@ class Match:
                 raise IllegalActionError("R4.2", f"{card_str(card)} is not in your hand")
             if h.must_knock:
                 raise IllegalActionError(
-                    "R7.3" if h.phase is Phase.DISCARD and self._at_wall() else "R4.3",
+                    "R7.3" if h.stock_size <= 2 else "R4.3",
                     "you took this card on condition of knocking: you must knock now",
                 )
             if opts.forced_gin:
@@ -657,9 +657,6 @@ class Match:
         raise IllegalActionError(
             "R4.2", f"{action}: you hold 11 cards and must discard, knock or go gin"
         )
-
-    def _at_wall(self) -> bool:
-        return self.hand.stock_size <= 2
 
     def _check_knock(self, action: Knock, opts: _DiscardOptions) -> M.Arrangement:
         h = self.hand

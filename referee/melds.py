@@ -24,7 +24,6 @@ from referee.cards import (
     card_str,
     cards_of,
     mask_of,
-    mask_value,
 )
 from referee.errors import CardError
 
@@ -637,8 +636,3 @@ def check_defender_play(
         )
     rest = tuple(c for c in own.deadwood if not x >> c & 1)
     return DefenderPlay(own.melds, tuple(sorted(assign)), rest)
-
-
-def deadwood_of(mask: int) -> int:
-    """Value of a set of deadwood cards (alias kept for readability at call sites)."""
-    return mask_value(mask)

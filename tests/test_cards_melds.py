@@ -19,12 +19,14 @@ from referee.melds import (
     Meld,
     MeldKind,
     best_arrangement,
+    best_discard_arrangement,
     defender_optimum,
     direct_layoff_cards,
     is_meld,
     layoff_assignment,
     meld_kind,
     min_deadwood,
+    min_deadwood_after_discard,
 )
 
 TEN_OF_DIAMONDS = 13 * 1 + 9  # suit index 1 (diamonds), rank index 9 (ten)
@@ -323,3 +325,12 @@ def test_layoff_feasibility(knocker: str, cards: str, feasible: bool) -> None:
 def test_defender_optimum_examples(knocker: str, defender: str, deadwood: int) -> None:
     play = defender_optimum(parse_cards(defender), melds_of(knocker))
     assert play.deadwood_count == deadwood
+
+
+def test_best_discard_arrangement_for_eleven_cards() -> None:
+    # The tie example: OpenSpiel says 11; the best discard leaves 10.
+    hand = mask_of(parse_cards("5S 6S 7S 2C 5C 7C AD 2H 5H 6H 7H"))
+    discard, arrangement = best_discard_arrangement(hand)
+    assert hand >> discard & 1
+    assert arrangement.deadwood_count == 10 == min_deadwood_after_discard(hand)
+    assert arrangement.melded_mask | mask_of(arrangement.deadwood) == hand & ~(1 << discard)
