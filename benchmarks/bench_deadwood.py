@@ -1,4 +1,4 @@
-"""Exact minimum deadwood per second: ginref (``referee.melds``) vs OpenSpiel's C++ from Python.
+"""Exact minimum deadwood per second: ginref (``referee.engine.melds``) vs OpenSpiel's C++.
 
 Both sides get the same random hands, converted outside the timed loop into the form each API
 wants: a 52-bit int mask for ours, a list of OpenSpiel card indices for ``pyspiel``
@@ -22,8 +22,8 @@ from importlib.metadata import version
 
 import pyspiel  # type: ignore[import-not-found]
 
-from referee.cards import mask_of
-from referee.melds import min_deadwood, min_deadwood_after_discard
+from referee.engine.cards import mask_of
+from referee.engine.melds import min_deadwood, min_deadwood_after_discard
 
 
 def to_os(cards: Sequence[int]) -> list[int]:

@@ -9,7 +9,7 @@
    (standard profile, one process per bot for the series) between the language's greedy bot
    and the Python greedy bot, seats alternating; the figure is the referee's own measure of
    each of the bot's decisions (request written -> reply read, the ``think_ms`` of the replay
-   log). Because the ports play move for move like the Python bot (tests/test_language_bots.py),
+   log). Because the ports play move for move like the Python bot (tests/sample_bots/test_language_bots.py),
    every language answers exactly the same decisions.
 
 Languages are measured in rounds, each round visiting every language (in an order that rotates
@@ -37,11 +37,13 @@ from pathlib import Path
 
 import grpc  # type: ignore[import-untyped]
 
+from referee.bots.spec import BotSpec
 from referee.convert import EventEncoder, decision_request_pb, rules_pb
-from referee.game import Match
-from referee.match_runner import BotSpec, RefereeOptions, run_series
-from referee.observation import observe
-from referee.rules import Rules
+from referee.engine.match import Match
+from referee.engine.observation import observe
+from referee.engine.rules import Rules
+from referee.options import RefereeOptions
+from referee.series import run_series
 from referee.wire import ginrummy_pb2 as pb
 from referee.wire import ginrummy_pb2_grpc as pb_grpc
 

@@ -5,7 +5,7 @@ odd ones), so that the machine's noise hits both alike; each figure is the media
 rounds, and each ratio the median of the rounds' ratios.
 
 1. Referee: a series of ``--matches`` matches (standard profile) between two copies of the
-   trivial test bot (tests/bots/testbot.py: draw from the stock, knock when legal, else the
+   trivial test bot (tests/support/testbot.py: draw from the stock, knock when legal, else the
    discard leaving least deadwood), one process per bot for the series, refereed by a fresh
    Python process (with ``--baseline DIR``, the same again with the referee of the checkout in
    DIR, e.g. the previous commit, in the same rounds). Reported per decision:
@@ -57,18 +57,15 @@ sys.path.insert(0, str(CODE))
 
 import grpc  # type: ignore[import-untyped]  # noqa: E402
 
-from referee.game import Hand  # noqa: E402
-from referee.match_runner import (  # noqa: E402
-    BotSpec,
-    RefereeOptions,
-    run_match_async,
-    run_series_async,
-)
+from referee.bots.spec import BotSpec  # noqa: E402
+from referee.engine.match import Hand  # noqa: E402
+from referee.engine.rules import Rules  # noqa: E402
+from referee.options import RefereeOptions  # noqa: E402
 from referee.replay_log import load_log  # noqa: E402
-from referee.rules import Rules  # noqa: E402
+from referee.series import run_match_async, run_series_async  # noqa: E402
 from referee.wire import ginrummy_pb2 as pb  # noqa: E402
 
-TESTBOT = ROOT / "tests" / "bots" / "testbot.py"
+TESTBOT = ROOT / "tests" / "support" / "testbot.py"
 OPTIONS = RefereeOptions(exit_grace=1.0, kill_grace=1.0)
 BOT = BotSpec((sys.executable, str(TESTBOT), "play"), "trivial")
 

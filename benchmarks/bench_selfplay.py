@@ -10,7 +10,7 @@ Every engine plays uniformly random legal actions from a fresh deal until the ha
   until ``game.is_over()``. Like the OpenSpiel and ginref loops, this builds no observations.
 - RLCard, environment level (for reference): ``rlcard.make("gin-rummy")`` with two
   ``RandomAgent``s and ``env.run()``, which also encodes a 5x52 observation every step.
-- ginref: :func:`ginref_random_hands` (our engine, ``referee.game.Match``).
+- ginref: :func:`ginref_random_hands` (our engine, ``referee.engine.match.Match``).
 
 Medians over ``--rounds`` rounds of ``--hands`` hands each; round ``k`` uses seed ``seed + k``.
 Run: ``.venv/bin/python benchmarks/bench_selfplay.py [--hands N] [--rounds R] [--seed S]``.
@@ -38,13 +38,13 @@ from rlcard.games.gin_rummy.game import GinRummyGame  # type: ignore[import-unty
 def ginref_random_hands(n: int, seed: int) -> None:
     """Play ``n`` complete hands of the ginref engine with uniformly random legal actions.
 
-    Matches of the ``standard`` rules profile (``referee.game.Match``), the first seeded with
+    Matches of the ``standard`` rules profile (``referee.engine.Match``), the first seeded with
     ``seed`` and each next one with the next integer; a ``random.Random(seed)`` picks uniformly
     among ``Match.legal_actions()`` and ``Match.apply`` carries it out, until ``n`` hands have
     finished in total (finished hands are counted by ``len(match.hand_results)``).
     """
-    from referee.game import Match
-    from referee.rules import Rules
+    from referee.engine.match import Match
+    from referee.engine.rules import Rules
 
     rules = Rules.profile("standard")
     rng = random.Random(seed)

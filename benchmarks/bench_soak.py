@@ -5,7 +5,7 @@ pair of random bots (sample_bots/random_bot.py) kept for ``--series`` matches an
 replaced by a fresh pair, until ``--seconds`` have passed or ``--matches`` matches are done
 (the series in flight then finish). The rules are ``standard`` with ``scope = single_hand``:
 two random bots rarely knock, so a match to 100 points takes thousands of decisions.
-The bots run under the default resource limits (referee/limits.py), so the watch over their
+The bots run under the default resource limits (referee/bots/limits.py), so the watch over their
 process groups is part of what is measured.
 
 Reported, for the referee's own process: resident memory, open file descriptors and threads at
@@ -35,9 +35,11 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from referee.game import Hand  # noqa: E402
-from referee.match_runner import BotSpec, RefereeOptions, run_series_async  # noqa: E402
-from referee.rules import Rules  # noqa: E402
+from referee.bots.spec import BotSpec  # noqa: E402
+from referee.engine.match import Hand  # noqa: E402
+from referee.engine.rules import Rules  # noqa: E402
+from referee.options import RefereeOptions  # noqa: E402
+from referee.series import run_series_async  # noqa: E402
 from referee.server import RefereeServer  # noqa: E402
 from referee.wire import ginrummy_pb2 as pb  # noqa: E402
 

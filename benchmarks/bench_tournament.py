@@ -17,7 +17,7 @@ series. The bots are the sample bots' own policies wrapped in a stopwatch
   the target "referee CPU under 10% of wall time" is about; the event-loop thread alone (engine,
   converters, scheduler, journal) is shown beside it.
 
-Part 2, duplicate deals: the same bots plus the test suite's trivial bot (tests/bots/testbot.py:
+Part 2, duplicate deals: the same bots plus the test suite's trivial bot (tests/support/testbot.py:
 knock as soon as legal), a round robin of ``--dup-matches`` matches per pairing, once with
 duplicate deals and once with independent deals (same master seed). For each pairing: the 95%
 interval width of the mean score difference per match (X's final score minus Y's) from the
@@ -48,7 +48,7 @@ from tournaments.runner import TournamentRunner  # noqa: E402
 from tournaments.standings import compute_standings, mean_interval  # noqa: E402
 
 TIMED = ROOT / "benchmarks" / "timed_bot.py"
-TESTBOT = ROOT / "tests" / "bots" / "testbot.py"
+TESTBOT = ROOT / "tests" / "support" / "testbot.py"
 
 SAMPLE_BOTS = f"""
 [[bots]]

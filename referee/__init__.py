@@ -1,135 +1,33 @@
-"""ginref's rules engine: pure, deterministic Gin Rummy rules (RULES.md), no I/O.
+"""ginref: a Gin Rummy rules engine, a gRPC referee for bots in any language, and replays.
 
-The parts a bot author needs are re-exported here::
+The layers, each importing only those before it (docs/architecture.md):
+
+- :mod:`referee.engine`: the rules, pure and deterministic, standard library only;
+- :mod:`referee` itself: wire conversion, transport, server, the per-match session, series and
+  replay logs; :mod:`referee.bots`: bot processes (spec, launch, limits, watch);
+- :mod:`replays` and :mod:`tournaments`; then :mod:`ginref.cli`, the command line.
+
+The engine's public names are re-exported here, loaded on first use (importing
+``referee.wire`` for a bot does not pay for the engine)::
 
     from referee import Match, Rules, parse_cards, min_deadwood
-
-The names are loaded on first use, so that importing a submodule (``referee.wire`` for a bot,
-say) does not pay for the whole engine.
 """
 
 from __future__ import annotations
 
-import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from referee.actions import (
-        Action,
-        BigGin,
-        ChooseDeal,
-        DeclareDead,
-        DefenderPlay,
-        Discard,
-        DrawDiscard,
-        DrawStock,
-        Knock,
-        Pass,
-        action_from_dict,
-        action_to_dict,
-    )
-    from referee.cards import Card, card_str, cards_of, mask_of, parse_card, parse_cards
-    from referee.errors import CardError, EngineError, GinRefError, IllegalActionError, RulesError
-    from referee.game import HandOutcome, HandResult, Match, MatchResult, Phase, Termination
-    from referee.melds import (
-        Arrangement,
-        Meld,
-        MeldKind,
-        best_arrangement,
-        deadwood_by_discard,
-        min_deadwood,
-        min_deadwood_after_discard,
-    )
-    from referee.rules import PROFILES, Rules
+    from referee.engine import *  # noqa: F403
 
-_EXPORTS: dict[str, str] = {
-    "Action": "referee.actions",
-    "BigGin": "referee.actions",
-    "ChooseDeal": "referee.actions",
-    "DeclareDead": "referee.actions",
-    "DefenderPlay": "referee.actions",
-    "Discard": "referee.actions",
-    "DrawDiscard": "referee.actions",
-    "DrawStock": "referee.actions",
-    "Knock": "referee.actions",
-    "Pass": "referee.actions",
-    "action_from_dict": "referee.actions",
-    "action_to_dict": "referee.actions",
-    "Card": "referee.cards",
-    "card_str": "referee.cards",
-    "cards_of": "referee.cards",
-    "mask_of": "referee.cards",
-    "parse_card": "referee.cards",
-    "parse_cards": "referee.cards",
-    "CardError": "referee.errors",
-    "EngineError": "referee.errors",
-    "GinRefError": "referee.errors",
-    "IllegalActionError": "referee.errors",
-    "RulesError": "referee.errors",
-    "HandOutcome": "referee.game",
-    "HandResult": "referee.game",
-    "Match": "referee.game",
-    "MatchResult": "referee.game",
-    "Phase": "referee.game",
-    "Termination": "referee.game",
-    "Arrangement": "referee.melds",
-    "Meld": "referee.melds",
-    "MeldKind": "referee.melds",
-    "best_arrangement": "referee.melds",
-    "deadwood_by_discard": "referee.melds",
-    "min_deadwood": "referee.melds",
-    "min_deadwood_after_discard": "referee.melds",
-    "PROFILES": "referee.rules",
-    "Rules": "referee.rules",
-}
+from referee.engine import __all__ as __all__
 
 
 def __getattr__(name: str) -> Any:
-    module = _EXPORTS.get(name)
-    if module is None:
+    if name not in __all__:
         raise AttributeError(f"module 'referee' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
+    import referee.engine
+
+    value = getattr(referee.engine, name)
     globals()[name] = value
     return value
-
-
-__all__ = [
-    "PROFILES",
-    "Action",
-    "Arrangement",
-    "BigGin",
-    "Card",
-    "CardError",
-    "ChooseDeal",
-    "DeclareDead",
-    "DefenderPlay",
-    "Discard",
-    "DrawDiscard",
-    "DrawStock",
-    "EngineError",
-    "GinRefError",
-    "HandOutcome",
-    "HandResult",
-    "IllegalActionError",
-    "Knock",
-    "Match",
-    "MatchResult",
-    "Meld",
-    "MeldKind",
-    "Pass",
-    "Phase",
-    "Rules",
-    "RulesError",
-    "Termination",
-    "action_from_dict",
-    "action_to_dict",
-    "best_arrangement",
-    "card_str",
-    "cards_of",
-    "deadwood_by_discard",
-    "mask_of",
-    "min_deadwood",
-    "min_deadwood_after_discard",
-    "parse_card",
-    "parse_cards",
-]

@@ -1,8 +1,9 @@
 """Engine values <-> wire messages (``ginrummy.v1``): the only module that builds or reads them.
 
 Everything a seat receives about the game is converted from what the engine lets it see: an
-:class:`~referee.observation.Observation` (built by :func:`referee.observation.observe`), the
-public events of a hand filtered by the engine's own rule of which event cards are private, and
+:class:`~referee.engine.observation.Observation` (built by
+:func:`referee.engine.observation.observe`), the public events of a hand filtered by the engine's
+own rule of which event cards are private, and
 the results of finished hands and matches, which are public. Cards on the wire are canonical
 two-character strings ("TD"); reading a bot's action accepts nothing else (R11.5).
 
@@ -16,7 +17,7 @@ from __future__ import annotations
 import functools
 from collections.abc import Iterable, Sequence
 
-from referee.actions import (
+from referee.engine.actions import (
     Action,
     BigGin,
     ChooseDeal,
@@ -28,13 +29,21 @@ from referee.actions import (
     Knock,
     Pass,
 )
-from referee.cards import Card, card_str
+from referee.engine.cards import Card, card_str
+from referee.engine.match import (
+    Event,
+    GameScore,
+    HandOutcome,
+    HandResult,
+    MatchResult,
+    Phase,
+    Termination,
+)
+from referee.engine.melds import Arrangement, Meld
+from referee.engine.observation import PRIVATE_CARD_EVENTS, KnockInfo, Observation
+from referee.engine.rules import Rules
 from referee.errors import MalformedActionError
 from referee.faults import Fault, FaultKind
-from referee.game import Event, GameScore, HandOutcome, HandResult, MatchResult, Phase, Termination
-from referee.melds import Arrangement, Meld
-from referee.observation import PRIVATE_CARD_EVENTS, KnockInfo, Observation
-from referee.rules import Rules
 from referee.wire import ginrummy_pb2 as pb
 
 CARD_STRINGS: tuple[str, ...] = tuple(card_str(c) for c in range(52))

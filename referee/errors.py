@@ -1,9 +1,14 @@
 """The package's exception tree, typed by who is at fault.
 
+The engine's own (:mod:`referee.engine.errors`) are re-exported here:
+
 - :class:`CardError`, :class:`RulesError`: malformed input (a card string, a parameter).
 - :class:`IllegalActionError`: a well-formed action that the rules forbid in this position; it
   names the rule (``R4.3``...) and the state is left unchanged.
 - :class:`EngineError`: a broken engine invariant, i.e. a bug, never a player's fault.
+
+The referee's:
+
 - :class:`MalformedActionError`: a bot's wire action that cannot be read (R11.5).
 - :class:`TransportError` (:class:`DisconnectedError`, :class:`DeadlineExceededError`): the link
   to a bot failed; gRPC's own errors are mapped to these in :mod:`referee.transport` alone.
@@ -15,30 +20,27 @@ A bot's fault is never raised out of the referee: the match runner turns these i
 
 from __future__ import annotations
 
+from referee.engine.errors import (
+    CardError,
+    EngineError,
+    GinRefError,
+    IllegalActionError,
+    RulesError,
+)
 
-class GinRefError(Exception):
-    """Base class of every error ginref raises on purpose."""
-
-
-class CardError(GinRefError, ValueError):
-    """A card or card list could not be parsed, or is not a valid meld."""
-
-
-class RulesError(GinRefError, ValueError):
-    """An unknown profile or parameter, a bad value, or an invalid combination of parameters."""
-
-
-class IllegalActionError(GinRefError, ValueError):
-    """An action that is not legal in the current position; the state is unchanged."""
-
-    def __init__(self, rule: str, message: str) -> None:
-        super().__init__(f"{rule}: {message}")
-        self.rule = rule
-        self.reason = message
-
-
-class EngineError(GinRefError, RuntimeError):
-    """An internal invariant of the engine was broken (a bug in ginref)."""
+__all__ = [
+    "CardError",
+    "ConfigError",
+    "DeadlineExceededError",
+    "DisconnectedError",
+    "EngineError",
+    "GinRefError",
+    "IllegalActionError",
+    "MalformedActionError",
+    "ReplayLogError",
+    "RulesError",
+    "TransportError",
+]
 
 
 class MalformedActionError(GinRefError, ValueError):

@@ -20,13 +20,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
-from referee.actions import action_from_dict
-from referee.cards import Card, card_str
-from referee.deal import hand_deck
+from referee.engine.actions import action_from_dict
+from referee.engine.cards import Card, card_str
+from referee.engine.deal import hand_deck
+from referee.engine.match import GameScore, HandResult, Match, MatchResult, Termination
+from referee.engine.melds import Arrangement
+from referee.engine.rules import Rules
 from referee.errors import CardError, GinRefError, IllegalActionError, ReplayLogError
-from referee.game import GameScore, HandResult, Match, MatchResult, Termination
-from referee.melds import Arrangement
-from referee.rules import Rules
 
 FORMAT = "ginref-replay"
 VERSION = 1
@@ -144,6 +144,11 @@ class ReplayLogWriter:
         if self._fh is not None:
             self._fh.close()
             self._fh = None
+
+    @property
+    def closed(self) -> bool:
+        """Whether :meth:`close` was called."""
+        return self._fh is None
 
 
 # --- reading ----------------------------------------------------------------------------------
@@ -316,7 +321,7 @@ def load_log(path: str | os.PathLike[str]) -> ReplayLog:
 
 
 def _deck_of(record: dict[str, Any]) -> list[Card] | None:
-    from referee.cards import parse_card
+    from referee.engine.cards import parse_card
 
     deck = record["deck"]
     try:
@@ -329,10 +334,10 @@ def _deck_of(record: dict[str, Any]) -> list[Card] | None:
 def verify_log(log: ReplayLog) -> list[tuple[int, str]]:
     """Replay ``log`` through the engine; return every disagreement as ``(line, message)``.
 
-    The match is rebuilt from the header's rules and seed and the decks of the deal records;
-    each deck must also be the one the seed gives (referee.deal). Every decision is applied in
-    order (it must be the recorded seat's turn, and legal); every hand result and the match
-    result must equal what the engine computes. A forfeit is taken from the match result.
+    The match is rebuilt from the header's rules and seed and the decks of the deal records; each
+    deck must also be the one the seed gives (referee.engine.deal). Every decision is applied in
+    order (it must be the recorded seat's turn, and legal); every hand result and the match result
+    must equal what the engine computes. A forfeit is taken from the match result.
     """
     problems = list(log.problems)
     header = log.header

@@ -32,9 +32,9 @@ import grpc  # type: ignore[import-untyped]
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc  # type: ignore[import-untyped]
 from grpc_reflection.v1alpha import reflection  # type: ignore[import-untyped]
 
+from referee.bots.limits import DEFAULT_MESSAGE, GRPC_HARD_LIMIT
 from referee.errors import ConfigError
 from referee.faults import CONDUCT_RULE
-from referee.limits import DEFAULT_MESSAGE, GRPC_HARD_LIMIT
 from referee.transport import BotLink, InvalidMessage, parse_bot_message
 from referee.wire import PROTOCOL_VERSION
 from referee.wire import ginrummy_pb2 as pb

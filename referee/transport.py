@@ -19,19 +19,16 @@ open, so the bot can be told (a PROTOCOL_ERROR fault).
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
 from typing import Any, TypeVar
 
 import grpc  # type: ignore[import-untyped]
 
 from referee.errors import DeadlineExceededError, DisconnectedError
+from referee.link import Clock, OnInvalid, OnLost, OnMessage
 from referee.wire import ginrummy_pb2 as pb
 
 T = TypeVar("T")
 
-OnMessage = Callable[[pb.BotMessage, float], None]
-OnLost = Callable[[str, bool], None]
-OnInvalid = Callable[[str, float], None]
 
 
 class InvalidMessage:
@@ -164,15 +161,16 @@ def _expire(future: asyncio.Future[Any], deadline: float) -> None:
         future.set_exception(DeadlineExceededError(f"no reply before the deadline ({deadline})"))
 
 
-async def wait_reply(future: asyncio.Future[T], deadline: float) -> T:
-    """Await ``future`` until the loop's clock reaches ``deadline``.
+async def wait_reply(future: asyncio.Future[T], deadline: float, clock: Clock | None = None) -> T:
+    """Await ``future`` until ``clock`` (default: the running loop) reaches ``deadline``.
 
-    Raises :class:`DeadlineExceededError` at the deadline. A plain timer on the loop, cheaper
+    Raises :class:`DeadlineExceededError` at the deadline. A plain timer on the clock, cheaper
     than :func:`asyncio.wait_for`, which wraps the future in a task of its own.
     """
     if future.done():
         return future.result()
-    handle = asyncio.get_running_loop().call_at(deadline, _expire, future, deadline)
+    timer = clock or asyncio.get_running_loop()
+    handle = timer.call_at(deadline, _expire, future, deadline)
     try:
         return await future
     finally:

@@ -35,7 +35,7 @@ from typing import Any, NoReturn, TextIO
 
 import grpc  # type: ignore[import-untyped]
 
-from referee.cards import Card, card_str, mask_of, parse_card
+from referee.engine.cards import Card, card_str, mask_of, parse_card
 from referee.wire import PROTOCOL_VERSION
 from referee.wire import ginrummy_pb2 as pb
 from referee.wire import ginrummy_pb2_grpc as pb_grpc
@@ -130,7 +130,7 @@ def card_indices(texts: Iterable[str]) -> list[Card]:
 
 
 def hand_mask(texts: Iterable[str]) -> int:
-    """The 52-bit engine mask of wire cards (what :mod:`referee.melds` functions take)."""
+    """The 52-bit engine mask of wire cards (what :mod:`referee.engine.melds` functions take)."""
     return mask_of(parse_card(t) for t in texts)
 
 

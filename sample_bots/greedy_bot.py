@@ -3,7 +3,7 @@
 Run with ``python -m sample_bots.greedy_bot``. :func:`decide` is a pure function of one
 ``DecisionRequest`` (it keeps no state between requests), so it can be tested on hand-built
 requests and ported move for move. Positions to check a port against are in
-``tests/test_sample_bots.py``.
+``tests/sample_bots/test_sample_bots.py``.
 
 Specification (greedy v1)
 -------------------------
@@ -57,8 +57,8 @@ from __future__ import annotations
 
 import sys
 
-from referee.cards import CARD_VALUES, Card
-from referee.melds import deadwood_by_discard, min_deadwood
+from referee.engine.cards import CARD_VALUES, Card
+from referee.engine.melds import deadwood_by_discard, min_deadwood
 from sample_bots.client import action_kind, card_index, hand_mask, pb, run_bot
 
 NAME = "greedy-bot"

@@ -22,9 +22,10 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from referee.bots.limits import LIMIT_KEYS, Limits
+from referee.engine.rules import PROFILES, Rules
 from referee.errors import ConfigError, GinRefError
-from referee.limits import LIMIT_KEYS, Limits
-from referee.match_runner import (
+from referee.options import (
     DEFAULT_BANK,
     DEFAULT_CONNECT_TIMEOUT,
     DEFAULT_EXIT_GRACE,
@@ -33,7 +34,6 @@ from referee.match_runner import (
     DEFAULT_RETRIES,
     RefereeOptions,
 )
-from referee.rules import PROFILES, Rules
 
 FORMATS = ("round-robin", "double-round-robin", "gauntlet")
 PROCESSES = ("fresh", "keep")

@@ -9,7 +9,7 @@ all the scheduler and the journal know about execution, so a distributed executo
 one's place: it needs only to deliver each match's log and record.
 
 :class:`LocalExecutor` runs bots as local processes through the match runner
-(:mod:`referee.match_runner`), all of a tournament's matches on one shared referee server.
+(:mod:`referee.series`), all of a tournament's matches on one shared referee server.
 """
 
 from __future__ import annotations
@@ -20,13 +20,12 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Protocol
 
-from referee.errors import ReplayLogError
-from referee.game import Hand
-from referee.match_runner import BotSpec, SeriesOutcome, run_series_async
+from referee.bots.spec import BotSpec
+from referee.results import MatchOutcome, SeriesOutcome
+from referee.series import run_series_async
 from referee.server import RefereeServer
-from referee.wire import ginrummy_pb2 as pb
+from referee.session import MatchPlan
 from tournaments.config import TournamentConfig
-from tournaments.launch import launch_argv
 from tournaments.records import MatchRecord, record_from_log
 from tournaments.schedule import Job
 
@@ -58,9 +57,7 @@ class LocalExecutor:
         self.rules = config.rules
         self.options = config.options
         self.root = root
-        self.specs = {
-            b.name: BotSpec(launch_argv(b.command, b.cwd, b.env), b.name) for b in config.bots
-        }
+        self.specs = {b.name: BotSpec(b.command, b.name, b.cwd, b.env) for b in config.bots}
         self.server: RefereeServer | None = None
 
     async def start(self) -> None:
@@ -86,38 +83,31 @@ class LocalExecutor:
         reported: set[str] = set()
         stop = False
 
-        def report(match_id: str, path: Path, early: bool = False) -> None:
+        def report(match_id: str, path: Path) -> None:
             nonlocal stop
             if match_id in reported:
                 return
             begin = started.get(match_id)
             first = not started or begin == min(started.values())
-            try:
-                record = record_from_log(
-                    path,
-                    job.matches,
-                    self.root,
-                    elapsed_s=None if begin is None else round(time.perf_counter() - begin, 4),
-                    startup_s=round(begin - launched, 4) if first and begin is not None else None,
-                )
-            except ReplayLogError:
-                if early:
-                    return  # not complete yet after all: reported when the series returns
-                raise
+            record = record_from_log(
+                path,
+                job.matches,
+                self.root,
+                elapsed_s=None if begin is None else round(time.perf_counter() - begin, 4),
+                startup_s=round(begin - launched, 4) if first and begin is not None else None,
+            )
             reported.add(match_id)
             if not on_match(record) and len(reported) < len(job.matches):
                 stop = True
                 task.cancel()
 
-        def on_send(seat: int, message: pb.RefereeMessage, hand: Hand | None) -> None:
-            kind = message.WhichOneof("kind")
-            if kind == "match_start":
-                started.setdefault(message.match_start.match_id, time.perf_counter())
-            elif kind == "match_end":
-                # The runner writes the log's match_result line before it tells the bots, so
-                # the log is complete here: commit now, not when the series is over.
-                match_id = message.match_end.match_id
-                report(match_id, directory / f"{match_id}.jsonl", early=True)
+        def match_started(plan: MatchPlan) -> None:
+            started.setdefault(plan.match_id, time.perf_counter())
+
+        def match_finished(outcome: MatchOutcome) -> None:
+            # Called once the log is complete and before the bots are told: commit it now, not
+            # when the series is over.
+            report(outcome.match_id, outcome.log_path)
 
         bots = (self.specs[job.bots[0]], self.specs[job.bots[1]])
         task: asyncio.Task[SeriesOutcome] = loop.create_task(
@@ -129,16 +119,14 @@ class LocalExecutor:
                 self.options,
                 swap_seats=True,
                 server=self.server,
-                on_send=on_send,
+                on_match_started=match_started,
+                on_match_finished=match_finished,
             )
         )
         try:
-            series = await task
+            await task
         except asyncio.CancelledError:
             current = asyncio.current_task()
             if stop and current is not None and not current.cancelling():
                 return
             raise
-        # A match whose bots were both unreachable sent no MatchEnd: report it from the outcome.
-        for outcome in series.matches:
-            report(outcome.match_id, Path(outcome.log_path))

@@ -3,9 +3,9 @@ here)."""
 
 from __future__ import annotations
 
+from referee.engine.match import HandOutcome, HandResult, Termination
 from referee.faults import Fault
-from referee.game import HandOutcome, HandResult, Termination
-from referee.match_runner import MatchOutcome
+from referee.results import MatchOutcome
 from tournaments.runner import Progress, RunResult
 from tournaments.standings import BotStanding, HeadToHead, Standings
 

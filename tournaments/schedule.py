@@ -3,7 +3,7 @@
 Seeds. Deal ``d`` (1-based) of a tournament has one seed, derived from the master seed alone
 (BLAKE2b of ``"ginref-tournament-deal:<master>:<d>:<attempt>"``, 63 bits), so game ``k`` of every
 pairing plays the same deal sequence, like the openings of a cutechess round. A match's deals and
-its first dealer all come from its seed (:mod:`referee.deal`).
+its first dealer all come from its seed (:mod:`referee.engine.deal`).
 
 Balance within a pairing (X, Y; games counted across rounds from 0):
 
@@ -27,8 +27,8 @@ import hashlib
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from referee.game import Match
-from referee.rules import Rules
+from referee.engine.match import Match
+from referee.engine.rules import Rules
 from tournaments.config import TournamentConfig
 
 _SEED_MASK = 2**63 - 1

@@ -3,7 +3,7 @@
 The contract is ``proto/ginrummy/v1/ginrummy.proto``; every message and field is documented
 there. The modules ``ginrummy_pb2`` (messages), ``ginrummy_pb2.pyi`` (their type stubs) and
 ``ginrummy_pb2_grpc`` (service stub and servicer) are generated from it by ``scripts/gen_proto``
-and must not be edited by hand; ``tests/test_proto_generated.py`` fails when they are stale.
+and must not be edited by hand; ``tests/referee/test_proto_generated.py`` fails when they are stale.
 
 Nothing is imported here, so that ``import referee.wire`` stays cheap and free of grpc.
 """

@@ -1,0 +1,583 @@
+"""The ``ginref`` command line: the only module that imports click.
+
+Each command parses its arguments, calls the library, formats the result with the pure
+functions of :mod:`tournaments.report` and prints it. Errors raised on purpose by ginref
+(:class:`referee.errors.GinRefError`) and usage errors are printed plainly with a non-zero exit
+status, never as a traceback.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import secrets
+import signal
+import sys
+from pathlib import Path
+
+import click
+
+from referee.bots.limits import LIMIT_KEYS, Limits
+from referee.bots.spec import BotSpec
+from referee.engine.rules import PROFILES, Rules, parse_assignments
+from referee.errors import GinRefError
+from referee.options import (
+    DEFAULT_BANK,
+    DEFAULT_CONNECT_TIMEOUT,
+    DEFAULT_MOVE_TIME,
+    DEFAULT_RETRIES,
+    RefereeOptions,
+)
+from referee.series import run_match
+from referee.timeline import ReplayError, Timeline, load_replay
+from replays.ask import ask, position_at
+from replays.html import render_html
+from replays.verify import (
+    LogCheck,
+    check_file,
+    check_log,
+    find_logs,
+    format_check,
+    format_problem,
+)
+from replays.view import Style, format_answer, format_position, format_replay
+from tournaments.config import FORMATS, PROCESSES, load_default, load_file
+from tournaments.report import (
+    format_match_line,
+    format_match_outcome,
+    format_progress,
+    format_run_result,
+    format_standings,
+)
+from tournaments.runner import Progress, RunResult, TournamentRunner
+from tournaments.standings import (
+    journal_standings,
+    load_standings,
+    standings_csv,
+    standings_json,
+    write_standings,
+)
+
+_MAX_SEED = 2**64 - 1
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option("0.1.0", prog_name="ginref")
+def main() -> None:
+    """Referee and tournament runner for two-player Gin Rummy bots."""
+
+
+@main.command("match")
+@click.argument("bot_a")
+@click.argument("bot_b")
+@click.option(
+    "--profile",
+    "-p",
+    default="standard",
+    show_default=True,
+    help=f"Rule profile: {', '.join(PROFILES)}.",
+)
+@click.option(
+    "--set",
+    "assignments",
+    multiple=True,
+    metavar="NAME=VALUE",
+    help="Override a rule parameter of the profile (repeatable), e.g. --set target=150.",
+)
+@click.option(
+    "--seed",
+    type=click.IntRange(0, _MAX_SEED),
+    default=None,
+    help="Match seed (every deal derives from it). Default: a random one, printed.",
+)
+@click.option(
+    "--out",
+    "out_dir",
+    type=click.Path(file_okay=False),
+    default="ginref-logs",
+    show_default=True,
+    help="Directory for the replay log and the bots' output files.",
+)
+@click.option(
+    "--move-time",
+    type=float,
+    default=DEFAULT_MOVE_TIME,
+    show_default=True,
+    help="Seconds each decision may take without touching the bank.",
+)
+@click.option(
+    "--bank",
+    type=float,
+    default=DEFAULT_BANK,
+    show_default=True,
+    help="Time bank per seat and match, in seconds (0: none).",
+)
+@click.option(
+    "--connect-timeout",
+    type=float,
+    default=DEFAULT_CONNECT_TIMEOUT,
+    show_default=True,
+    help="Seconds a bot has to start and connect.",
+)
+@click.option(
+    "--retries",
+    type=click.IntRange(0),
+    default=DEFAULT_RETRIES,
+    show_default=True,
+    help="Illegal or malformed actions forgiven per seat and match (0: forfeit at once).",
+)
+@click.option(
+    "--limit",
+    "limit_items",
+    multiple=True,
+    metavar="NAME=VALUE",
+    help=f"A resource limit of each bot (repeatable; 0: none): {', '.join(LIMIT_KEYS)}.",
+)
+def match_command(
+    bot_a: str,
+    bot_b: str,
+    profile: str,
+    assignments: tuple[str, ...],
+    seed: int | None,
+    out_dir: str,
+    move_time: float,
+    bank: float,
+    connect_timeout: float,
+    retries: int,
+    limit_items: tuple[str, ...],
+) -> None:
+    """Play one match between two bots and print the result.
+
+    BOT_A (seat 0) and BOT_B (seat 1) are command lines, split like a shell would, e.g.
+    "python -m sample_bots.random_bot". Each bot finds the referee's address and its secret
+    token in GINREF_ADDRESS and GINREF_TOKEN (docs/referee.md).
+    """
+    try:
+        rules = Rules.profile(profile, **parse_assignments(assignments))
+        bots = (BotSpec.parse(bot_a), BotSpec.parse(bot_b))
+        options = RefereeOptions(
+            move_time=move_time,
+            bank=bank,
+            connect_timeout=connect_timeout,
+            retries=retries,
+            limits=Limits().with_keys(parse_assignments(limit_items)),
+        ).validate()
+        if seed is None:
+            seed = secrets.randbelow(2**31)
+        outcome = run_match(bots[0], bots[1], rules, seed, out_dir, options)
+    except GinRefError as exc:
+        raise click.ClickException(str(exc)) from None
+    click.echo(format_match_outcome(outcome))
+
+
+# --- tournaments ------------------------------------------------------------------------------
+
+
+@main.command("tournament")
+@click.argument("file", required=False, type=click.Path(dir_okay=False))
+@click.option(
+    "-j",
+    "--concurrency",
+    type=click.IntRange(1),
+    default=None,
+    help="Matches played at once. Default: the file's, else the number of cores.",
+)
+@click.option("--format", "fmt", type=click.Choice(FORMATS), help="Tournament format.")
+@click.option(
+    "-n",
+    "--matches",
+    type=click.IntRange(1),
+    help="Matches per pairing and round (even with --duplicate).",
+)
+@click.option("--rounds", type=click.IntRange(1), help="Cycles through the pairings.")
+@click.option(
+    "--duplicate/--no-duplicate",
+    default=None,
+    help="Play every deal twice with the seats swapped and report paired totals.",
+)
+@click.option(
+    "--challenger",
+    "challengers",
+    multiple=True,
+    metavar="NAME",
+    help="A gauntlet challenger (repeatable); replaces the file's list.",
+)
+@click.option(
+    "--seed",
+    type=click.IntRange(0, 2**63 - 1),
+    help="Master seed (every match seed derives from it).",
+)
+@click.option("--profile", "-p", help=f"Rule profile: {', '.join(PROFILES)}.")
+@click.option(
+    "--set",
+    "assignments",
+    multiple=True,
+    metavar="NAME=VALUE",
+    help="Override a rule parameter (repeatable), on top of the file's [rules.set].",
+)
+@click.option(
+    "--processes",
+    type=click.Choice(PROCESSES),
+    help="fresh: new bot processes for every match; keep: one pair per pairing series.",
+)
+@click.option(
+    "--recover/--no-recover",
+    default=None,
+    help="With kept processes, restart the bots after one crashes instead of forfeiting the "
+    "rest of the series.",
+)
+@click.option("--move-time", type=float, help="Seconds per decision before the bank is used.")
+@click.option("--bank", type=float, help="Time bank per seat and match, in seconds.")
+@click.option("--connect-timeout", type=float, help="Seconds a bot has to start and connect.")
+@click.option("--retries", type=click.IntRange(0), help="Illegal actions forgiven per match.")
+@click.option(
+    "--limit",
+    "limit_items",
+    multiple=True,
+    metavar="NAME=VALUE",
+    help=f"A resource limit of each bot (repeatable), on top of the file's [limits]: "
+    f"{', '.join(LIMIT_KEYS)}.",
+)
+@click.option(
+    "--out",
+    "out_dir",
+    type=click.Path(file_okay=False),
+    help="Tournament directory (journal, logs, standings). Default: the file's out, else "
+    "runs/<name>. The same directory resumes the tournament.",
+)
+@click.option(
+    "--progress/--no-progress",
+    default=None,
+    help="Live progress bar. Default: on when stdout is a terminal; otherwise one line per match.",
+)
+@click.option("-q", "--quiet", is_flag=True, help="Print only the final report.")
+def tournament_command(
+    file: str | None,
+    concurrency: int | None,
+    fmt: str | None,
+    matches: int | None,
+    rounds: int | None,
+    duplicate: bool | None,
+    challengers: tuple[str, ...],
+    seed: int | None,
+    profile: str | None,
+    assignments: tuple[str, ...],
+    processes: str | None,
+    recover: bool | None,
+    move_time: float | None,
+    bank: float | None,
+    connect_timeout: float | None,
+    retries: int | None,
+    limit_items: tuple[str, ...],
+    out_dir: str | None,
+    progress: bool | None,
+    quiet: bool,
+) -> None:
+    """Run (or resume) a tournament and print the standings.
+
+    FILE is a tournament file (TOML, docs/tournaments.md); without it, the embedded default: a
+    round robin of the sample bots. Options override the file. Every finished match is
+    committed to DIR/journal.sqlite at once: Ctrl-C stops cleanly, and running the same command
+    again resumes where it stopped. Standings go to DIR/standings.csv, crosstable.csv and
+    standings.json.
+    """
+    try:
+        config = load_file(file) if file else load_default()
+        changes: dict[str, object] = {
+            key: value
+            for key, value in (
+                ("format", fmt),
+                ("matches", matches),
+                ("rounds", rounds),
+                ("duplicate", duplicate),
+                ("seed", seed),
+                ("profile", profile),
+                ("processes", processes),
+                ("recover", recover),
+                ("move_time", move_time),
+                ("bank", bank),
+                ("connect_timeout", connect_timeout),
+                ("retries", retries),
+                ("concurrency", concurrency),
+                ("out", out_dir),
+            )
+            if value is not None
+        }
+        if challengers:
+            changes["challengers"] = challengers
+        if limit_items:
+            changes["limits"] = config.limits.with_keys(parse_assignments(limit_items))
+        if assignments:
+            merged = dict(config.rule_overrides)
+            merged.update(parse_assignments(assignments))
+            changes["rule_overrides"] = tuple(merged.items())
+        config = config.with_changes(**changes)
+        runner = TournamentRunner(config)
+    except GinRefError as exc:
+        raise click.ClickException(str(exc)) from None
+    tty = sys.stdout.isatty()
+    show_bar = (tty if progress is None else progress) and not quiet
+    show_lines = not show_bar and not quiet and progress is None
+    try:
+        result = asyncio.run(_run_tournament(runner, show_bar, show_lines))
+        standings = journal_standings(runner.journal)
+        written = write_standings(runner.directory, standings)
+    except GinRefError as exc:
+        raise click.ClickException(str(exc)) from None
+    finally:
+        runner.close()
+    click.echo(format_run_result(result))
+    click.echo("")
+    click.echo(format_standings(standings))
+    click.echo("")
+    click.echo("Written: " + ", ".join(str(p) for p in written))
+    if result.status != "complete":
+        sys.exit(130)
+
+
+async def _run_tournament(runner: TournamentRunner, bar: bool, lines: bool) -> RunResult:
+    """Run with Ctrl-C (and SIGTERM) wired to a clean stop, printing progress."""
+    loop = asyncio.get_running_loop()
+    shown = [0]
+
+    def on_progress(p: Progress) -> None:
+        if bar:
+            text = format_progress(p)
+            pad = max(0, shown[0] - len(text))
+            shown[0] = len(text)
+            click.echo("\r" + text + " " * pad, nl=False)
+        elif lines and p.last is not None:
+            click.echo(format_match_line(p))
+
+    def on_signal() -> None:
+        stopping = runner.stop()
+        if bar:
+            click.echo("")
+            shown[0] = 0
+        if stopping:
+            click.echo(
+                "Stopping: the matches in flight are abandoned, their bots stopped...", err=True
+            )
+        else:
+            click.echo("Still stopping the bots; please wait.", err=True)
+
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(sig, on_signal)
+    try:
+        return await runner.run(on_progress=on_progress)
+    finally:
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            loop.remove_signal_handler(sig)
+        if bar and shown[0]:
+            click.echo("")
+
+
+@main.command("standings")
+@click.argument("directory", type=click.Path(file_okay=False))
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["table", "csv", "json"]),
+    default="table",
+    show_default=True,
+    help="table: the report ginref tournament prints; csv or json: the files' contents.",
+)
+def standings_command(directory: str, fmt: str) -> None:
+    """Print the standings of the tournament in DIRECTORY from its journal.
+
+    Works while the tournament is running, too (the journal is read, never written).
+    """
+    try:
+        standings = load_standings(Path(directory))
+    except GinRefError as exc:
+        raise click.ClickException(str(exc)) from None
+    if fmt == "csv":
+        click.echo(standings_csv(standings), nl=False)
+    elif fmt == "json":
+        click.echo(standings_json(standings), nl=False)
+    else:
+        click.echo(format_standings(standings))
+
+
+# --- replays ------------------------------------------------------------------------------------
+
+
+@main.command("replay")
+@click.argument("log", type=click.Path(dir_okay=False))
+@click.option(
+    "--seat",
+    type=click.IntRange(0, 1),
+    help="Show only what this seat saw, as the referee sent it: its cards and requests, the "
+    "opponent's public moves, its faults, the results.",
+)
+@click.option("--hand", type=click.IntRange(1), metavar="K", help="Start at hand K.")
+@click.option(
+    "--step",
+    is_flag=True,
+    help="Wait for a key between events (c: run to the end, q: quit).",
+)
+@click.option(
+    "--color/--no-color",
+    default=None,
+    help="Red suits in red. Default: when the output is a terminal.",
+)
+@click.option("--ascii", is_flag=True, help="Suits as letters (TD) instead of symbols (10♦).")
+@click.option(
+    "--ask",
+    "ask_command",
+    metavar="BOT_COMMAND",
+    help="Start this bot, put it into the position of --at (the acting seat's view, as the "
+    "referee sends it) and show the action it takes and how long it took.",
+)
+@click.option(
+    "--at",
+    "at_line",
+    type=int,
+    metavar="EVENT",
+    help="An event: the log line number of a decision, as ginref replay shows it in its left "
+    "column. Alone, prints that position; with --ask, asks the bot.",
+)
+@click.option(
+    "--html",
+    "html_out",
+    type=click.Path(dir_okay=False),
+    metavar="OUT.html",
+    help="Write the match as one self-contained web page (cards, discard pile, showdowns, "
+    "controls to step forwards and back) instead of printing it.",
+)
+def replay_command(
+    log: str,
+    seat: int | None,
+    hand: int | None,
+    step: bool,
+    color: bool | None,
+    ascii: bool,
+    ask_command: str | None,
+    at_line: int | None,
+    html_out: str | None,
+) -> None:
+    """Show the match recorded in the replay log LOG, hand by hand and turn by turn.
+
+    Every event is shown with its line number in LOG, which is the EVENT that --at takes:
+    deals with both hands, each decision and the card it moved, faults, each showdown with
+    melds, layoffs and deadwood, and the running score.
+    """
+    if ask_command is not None and at_line is None:
+        raise click.UsageError("--ask needs --at EVENT (the line of a decision in the log)")
+    for name, value, allowed in (
+        ("--at", at_line, ()),
+        ("--html", html_out, ("--hand",)),
+    ):
+        if value is None:
+            continue
+        given = {"--seat": seat, "--hand": hand, "--step": step or None, "--html": html_out}
+        clash = [k for k, v in given.items() if v is not None and k != name and k not in allowed]
+        if clash:
+            raise click.UsageError(f"{name} cannot be combined with {', '.join(clash)}")
+    try:
+        timeline = load_replay(log)
+        if hand is not None and hand not in timeline.hands():
+            dealt = timeline.hands()
+            span = f"hands 1 to {dealt[-1]}" if dealt else "no hand"
+            raise ReplayError(log, 0, f"--hand {hand}: the log has {span}")
+    except GinRefError as exc:
+        raise click.ClickException(str(exc)) from None
+    if color is None:
+        color = sys.stdout.isatty()
+    symbols = not ascii and _can_print("♣♦♥♠")
+    style = Style(symbols=symbols, color=color)
+    if at_line is not None:
+        _replay_at(log, timeline, at_line, ask_command, style)
+        return
+    if html_out is not None:
+        try:
+            Path(html_out).write_text(render_html(timeline, hand=hand), encoding="utf-8")
+        except OSError as exc:
+            raise click.ClickException(f"cannot write {html_out}: {exc.strerror}") from None
+        click.echo(f"Wrote {html_out}: {len(timeline.steps)} events; open it in a browser.")
+    else:
+        if step:
+            click.echo("(--step: any key for the next event, c to run to the end, q to quit)")
+        for block in format_replay(timeline, style, seat=seat, hand=hand):
+            click.echo("\n".join(block), color=color)
+            if step:
+                key = _read_key()
+                if key in ("q", "Q", "\x03", "\x04"):
+                    return
+                step = key not in ("c", "C")
+    _warn_differences(log, timeline)
+
+
+def _can_print(text: str) -> bool:
+    """Whether stdout's encoding can show ``text``."""
+    try:
+        text.encode(sys.stdout.encoding or "ascii")
+    except (UnicodeEncodeError, LookupError):
+        return False
+    return True
+
+
+def _read_key() -> str:
+    """One key from the terminal, or one line from a pipe ("c" at its end: run on)."""
+    if sys.stdin.isatty():
+        return click.getchar()
+    line = sys.stdin.readline()
+    return line.strip()[:1] if line else "c"
+
+
+def _warn_differences(log: str, timeline: Timeline) -> None:
+    """Say (on stderr) if the log does not re-adjudicate: the replay shows the engine's view."""
+    problems, _ = check_log(timeline.log)
+    if problems:
+        kinds = {n: str(r["type"]) for n, r in timeline.log.records}
+        check = LogCheck(Path(log), tuple(problems), kinds, timeline.last_line, "")
+        click.echo(
+            f"Warning: {log}: {format_problem(check, problems[0])} "
+            f"(ginref verify {log} lists every difference)",
+            err=True,
+        )
+
+
+def _replay_at(
+    log: str, timeline: Timeline, line: int, ask_command: str | None, style: Style
+) -> None:
+    """--at: print the position; with --ask, ask the bot and print its answer."""
+    try:
+        step = position_at(timeline, line)
+        bot = BotSpec.parse(ask_command) if ask_command is not None else None
+    except GinRefError as exc:
+        raise click.ClickException(f"{log}: {exc}") from None
+    click.echo("\n".join(format_position(timeline, step, style)), color=style.color)
+    if bot is None or ask_command is None:
+        return
+    try:
+        answer = ask(timeline, step, bot)
+    except GinRefError as exc:
+        raise click.ClickException(f"{ask_command}: {exc}") from None
+    click.echo("\n".join(format_answer(step, ask_command, answer, style)), color=style.color)
+
+
+@main.command("verify")
+@click.argument("paths", nargs=-1, required=True, metavar="LOG|DIR ...")
+@click.option("-v", "--verbose", is_flag=True, help="List every difference, not only the first.")
+def verify_command(paths: tuple[str, ...], verbose: bool) -> None:
+    """Re-adjudicate replay logs with the rules engine.
+
+    Each match is rebuilt from its seed and recorded actions; every deal, legal choice, fault
+    and score must be the engine's. Prints one line per log (for a mismatch, the first event
+    that differs, by line number) and exits 0 only if every log agrees. A directory means every
+    *.jsonl file below it.
+    """
+    logs = find_logs(paths)
+    failed = 0
+    for path in logs:
+        check = check_file(path)
+        click.echo(format_check(check, verbose=verbose))
+        failed += 0 if check.ok else 1
+    if len(logs) > 1:
+        click.echo(f"{len(logs) - failed} of {len(logs)} logs agree with the engine")
+    if failed:
+        sys.exit(1)
+
+
+if __name__ == "__main__":  # pragma: no cover
+    main()

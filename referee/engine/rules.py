@@ -1,0 +1,257 @@
+"""Rule parameters (RULES.md §12.1) and the named profiles (§12.2).
+
+A :class:`Rules` value holds every parameter; :meth:`Rules.profile` builds one from a profile name
+and overrides given by name, and every construction path goes through :meth:`Rules.validate`, so
+an invalid combination (e.g. ``eleven_card`` with Oklahoma) can never reach the engine.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from referee.engine.errors import RulesError
+
+# Allowed values of every enumerated parameter, with the rule that defines it.
+CHOICES: dict[str, tuple[str, ...]] = {
+    "scope": ("match", "single_hand"),
+    "first_dealer": ("random", "cut_low_deals", "cut_high_chooses", "seat0", "seat1"),
+    "dealer_rotation": ("alternate", "loser_deals", "winner_deals"),
+    "dead_hand_dealer": ("same_dealer", "rotate"),
+    "deal_mode": ("upcard", "eleven_card"),
+    "discard_taken_card": ("forbidden", "allowed_gra", "allowed"),
+    "knock_limit_mode": ("fixed", "oklahoma"),
+    "oklahoma_ace": ("gin_only", "one"),
+    "knocker_arrangement": ("free", "auto"),
+    "defender_play": ("auto_optimal", "declared", "auto_greedy"),
+    "wall_rule": ("dead", "fiftieth_card_pagat", "fiftieth_card_gamecolony", "rlcard"),
+    "shutout": ("none", "game_bonus_doubled", "total_doubled", "hand_points_doubled"),
+    "payoff": ("points", "zero_sum", "rlcard_shaped"),
+}
+BOOLS = (
+    "spade_double",
+    "force_gin",
+    "undercut_on_tie",
+    "boxes_count_toward_target",
+    "oklahoma_extra_boxes",
+    "hollywood",
+    "repeated_discard_dead",
+)
+OPTIONAL_INTS = ("big_gin_bonus", "max_turns", "max_discard_draws")
+_TRUE = {"on", "true", "yes", "1"}
+_FALSE = {"off", "false", "no", "0"}
+
+
+@dataclass(frozen=True, slots=True)
+class Rules:
+    """Every parameter of §12.1 (plus two OpenSpiel compatibility switches)."""
+
+    profile_name: str = "standard"
+    scope: str = "match"  # R9.9
+    players: int = 2  # §10: only 2 is supported
+    first_dealer: str = "random"  # R2.2 (seat0 / seat1: that seat deals first)
+    dealer_rotation: str = "alternate"  # R2.6
+    dead_hand_dealer: str = "same_dealer"  # R2.7
+    deal_mode: str = "upcard"  # R2.4, R2.5
+    discard_taken_card: str = "forbidden"  # R4.3
+    knock_limit_mode: str = "fixed"  # R5.5
+    knock_limit: int = 10  # R5.5 (0 = straight gin)
+    oklahoma_ace: str = "gin_only"  # R5.5
+    spade_double: bool = False  # R8.6
+    knocker_arrangement: str = "free"  # R5.4
+    force_gin: bool = False  # R5.1
+    defender_play: str = "auto_optimal"  # R6.6
+    gin_bonus: int = 25  # R8.2
+    big_gin_bonus: int | None = None  # R5.9, R8.2 (None = big gin disabled)
+    undercut_bonus: int = 25  # R8.3
+    undercut_on_tie: bool = True  # R8.3
+    wall_rule: str = "dead"  # §7
+    max_turns: int | None = None  # R4.5: draws per hand before the hand is dead
+    # OpenSpiel's extra ends of a hand (R4.3 `allowed`): the Nth draw from the discard pile, and
+    # both players in succession taking the discard and discarding it again, are 0-0 draws.
+    max_discard_draws: int | None = None
+    repeated_discard_dead: bool = False
+    target: int = 100  # R9.2
+    game_bonus: int = 0  # R9.3
+    box_bonus: int = 0  # R9.4
+    boxes_count_toward_target: bool = False  # R9.4
+    shutout: str = "none"  # R9.5
+    oklahoma_extra_boxes: bool = False  # R9.7
+    hollywood: bool = False  # R9.8
+    payoff: str = "points"  # R8.7, §12.6
+
+    @staticmethod
+    def profile(name: str = "standard", **overrides: Any) -> Rules:
+        """The named profile with parameter overrides (values may be strings, as on a CLI)."""
+        if name not in PROFILES:
+            raise RulesError(f"unknown profile {name!r} (known: {', '.join(PROFILES)})")
+        base = Rules(profile_name=name, **PROFILES[name])
+        return base.with_overrides(overrides) if overrides else base.validate()
+
+    def with_overrides(self, overrides: Mapping[str, Any]) -> Rules:
+        """A copy with parameters replaced by name; values are coerced and then validated."""
+        changes: dict[str, Any] = {}
+        for key, raw in overrides.items():
+            name = key.replace("-", "_")
+            if name not in PARAMETERS:
+                raise RulesError(f"unknown rule parameter {key!r} (known: {', '.join(PARAMETERS)})")
+            changes[name] = coerce(name, raw)
+        return dataclasses.replace(self, **changes).validate()
+
+    def validate(self) -> Rules:
+        """Check every value and every combination; return ``self`` or raise :class:`RulesError`."""
+        for name, allowed in CHOICES.items():
+            value = getattr(self, name)
+            if value not in allowed:
+                raise RulesError(f"{name} = {value!r} is not one of: {', '.join(allowed)}")
+        if self.players != 2:
+            raise RulesError(
+                f"players = {self.players}: only two-player gin is supported "
+                "(the 3- and 4-player formats of §10 are not available yet)"
+            )
+        if not 0 <= self.knock_limit <= 10:
+            raise RulesError(f"knock_limit = {self.knock_limit} must be between 0 and 10 (R5.5)")
+        for name in ("gin_bonus", "undercut_bonus", "game_bonus", "box_bonus"):
+            if getattr(self, name) < 0:
+                raise RulesError(f"{name} must not be negative")
+        if self.big_gin_bonus is not None and self.big_gin_bonus < 0:
+            raise RulesError("big_gin_bonus must be none or a non-negative number")
+        if self.target < 1:
+            raise RulesError(f"target = {self.target} must be at least 1 (R9.2)")
+        for name in ("max_turns", "max_discard_draws"):
+            value = getattr(self, name)
+            if value is not None and value < 1:
+                raise RulesError(f"{name} = {value} must be none or at least 1 (R4.5)")
+        if self.deal_mode == "eleven_card":
+            if self.knock_limit_mode == "oklahoma":
+                raise RulesError(
+                    "deal_mode = eleven_card has no upcard, so it cannot be played with "
+                    "knock_limit_mode = oklahoma (R2.5)"
+                )
+            if self.spade_double:
+                raise RulesError(
+                    "spade_double doubles on a spade upcard; deal_mode = eleven_card has no "
+                    "upcard (R2.5)"
+                )
+        if self.dead_hand_dealer == "rotate" and self.dealer_rotation != "alternate":
+            raise RulesError(
+                "dead_hand_dealer = rotate needs dealer_rotation = alternate: a dead hand has no "
+                "winner or loser to rotate by (R2.7)"
+            )
+        if self.wall_rule == "rlcard" and self.max_turns is None:
+            raise RulesError(
+                "wall_rule = rlcard lets play go on through the discard pile, so it needs a "
+                "max_turns cap (R7.5, R4.5)"
+            )
+        if self.hollywood and self.scope == "single_hand":
+            raise RulesError("hollywood scoring needs scope = match (R9.8, R9.9)")
+        return self
+
+    def to_dict(self) -> dict[str, Any]:
+        """Every parameter by name (JSON-ready), profile name included."""
+        return {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
+
+    @staticmethod
+    def from_dict(data: Mapping[str, Any]) -> Rules:
+        """Inverse of :meth:`to_dict`; unknown keys are an error."""
+        data = dict(data)
+        name = data.pop("profile_name", "standard")
+        unknown = set(data) - set(PARAMETERS)
+        if unknown:
+            raise RulesError(f"unknown rule parameter(s): {', '.join(sorted(unknown))}")
+        if not isinstance(name, str):
+            raise RulesError(f"profile_name must be a string, not {name!r}")
+        return dataclasses.replace(
+            Rules(profile_name=name), **{k: coerce(k, v) for k, v in data.items()}
+        ).validate()
+
+
+PARAMETERS: tuple[str, ...] = tuple(
+    f.name for f in dataclasses.fields(Rules) if f.name != "profile_name"
+)
+_INT_FIELDS = {f.name for f in dataclasses.fields(Rules) if f.type in ("int", "int | None")}
+
+
+def coerce(name: str, raw: Any) -> Any:
+    """Convert a value given as text (or as its own type) to parameter ``name``'s type."""
+    if name in BOOLS:
+        if isinstance(raw, bool):
+            return raw
+        text = str(raw).strip().lower()
+        if text in _TRUE:
+            return True
+        if text in _FALSE:
+            return False
+        raise RulesError(f"{name} = {raw!r}: expected on or off")
+    if name in _INT_FIELDS:
+        if raw is None or (isinstance(raw, str) and raw.strip().lower() == "none"):
+            if name in OPTIONAL_INTS:
+                return None
+            raise RulesError(f"{name} = {raw!r}: expected a number")
+        if isinstance(raw, bool):
+            raise RulesError(f"{name} = {raw!r}: expected a number")
+        if isinstance(raw, int):
+            return raw
+        try:
+            return int(str(raw).strip())
+        except ValueError:
+            extra = " or none" if name in OPTIONAL_INTS else ""
+            raise RulesError(f"{name} = {raw!r}: expected a number{extra}") from None
+    if name in CHOICES:
+        text = str(raw).strip().lower().replace("-", "_")
+        if text not in CHOICES[name]:
+            raise RulesError(f"{name} = {raw!r} is not one of: {', '.join(CHOICES[name])}")
+        return text
+    raise RulesError(f"unknown rule parameter {name!r}")
+
+
+def parse_assignments(items: Iterable[str]) -> dict[str, str]:
+    """Parse ``NAME=VALUE`` strings (as given to ``--set``) into a mapping."""
+    out: dict[str, str] = {}
+    for item in items:
+        name, sep, value = item.partition("=")
+        if not sep or not name.strip():
+            raise RulesError(f"expected NAME=VALUE, got {item!r}")
+        out[name.strip()] = value.strip()
+    return out
+
+
+_STANDARD: dict[str, Any] = {}
+_PAGAT: dict[str, Any] = {
+    "first_dealer": "cut_low_deals",
+    "dealer_rotation": "loser_deals",
+    "gin_bonus": 20,
+    "undercut_bonus": 10,
+    "game_bonus": 100,
+    "box_bonus": 20,
+    "shutout": "game_bonus_doubled",
+}
+PROFILES: dict[str, dict[str, Any]] = {
+    "standard": _STANDARD,
+    "pagat": _PAGAT,
+    "oklahoma": {**_PAGAT, "knock_limit_mode": "oklahoma", "spade_double": True, "target": 150},
+    "oklahoma-std": {"knock_limit_mode": "oklahoma", "spade_double": True},
+    "openspiel": {
+        "scope": "single_hand",
+        "first_dealer": "seat1",
+        "discard_taken_card": "allowed",
+        "undercut_on_tie": False,
+        "wall_rule": "fiftieth_card_gamecolony",
+        "max_discard_draws": 50,
+        "repeated_discard_dead": True,
+        "payoff": "zero_sum",
+    },
+    "rlcard": {
+        "scope": "single_hand",
+        "deal_mode": "eleven_card",
+        "knocker_arrangement": "auto",
+        "force_gin": True,
+        "wall_rule": "rlcard",
+        # RLCard caps a hand at 200 moves, a draw and a discard each: 100 turns.
+        "max_turns": 100,
+        "payoff": "rlcard_shaped",
+    },
+    "neller-eaai": {"defender_play": "auto_greedy"},
+}

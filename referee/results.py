@@ -1,0 +1,52 @@
+"""What a finished match or series hands back to its caller (the replay log has the rest)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from referee.engine.match import HandResult, MatchResult
+from referee.engine.rules import Rules
+from referee.faults import Fault
+
+
+@dataclass(frozen=True, slots=True)
+class SeatInfo:
+    """Who played a seat."""
+
+    label: str
+    command: tuple[str, ...]
+    name: str  # Hello.bot_name ("" if it never connected)
+    version: str
+    output: Path  # the bot's stdout/stderr
+
+
+@dataclass(frozen=True, slots=True)
+class MatchOutcome:
+    """Everything about a finished match that a caller needs; the log has the rest."""
+
+    match_id: str
+    log_path: Path
+    rules: Rules
+    seed: int
+    seats: tuple[SeatInfo, SeatInfo]
+    result: MatchResult
+    hand_results: tuple[HandResult, ...]
+    forfeit: Fault | None  # the fault that ended the match (the first recorded, if both seats')
+    faults: tuple[Fault, ...]
+    decisions: int
+    elapsed: float
+    forfeits: tuple[Fault, ...] = ()  # every seat's forfeiting fault: one, or two (both seats)
+
+    @property
+    def both_forfeit(self) -> bool:
+        """Whether both seats forfeited (no winner)."""
+        return len(self.forfeits) == 2
+
+
+@dataclass(frozen=True, slots=True)
+class SeriesOutcome:
+    """The matches of a series, in order; ``bots[i]`` played seat ``seats[k][i]`` of match k."""
+
+    matches: tuple[MatchOutcome, ...]
+    seats: tuple[tuple[int, int], ...]

@@ -1,0 +1,255 @@
+"""Matches between two bot processes: launch, connect, play one session per match, clean up.
+
+Two entry points, each with an async core and a sync wrapper:
+
+- :func:`run_match` / :func:`run_match_async`: one match, a fresh process per bot.
+- :func:`run_series` / :func:`run_series_async`: several matches, one after another, between
+  the same two processes over one connection each (seats alternate unless told otherwise).
+
+Each bot is launched (:mod:`referee.bots.process`) with the launch contract
+(:mod:`referee.bots.spec`); its stdout and stderr go to ``<log stem>.seat<N>.<label>.log``
+beside the replay log. A caller learns of each match as it starts (``on_match_started``, with
+its :class:`~referee.session.MatchPlan`) and as it ends (``on_match_finished``, with its
+:class:`~referee.results.MatchOutcome`, once its log is complete and before the bots are told).
+When the series is over, each bot gets ``exit_grace`` seconds to exit by itself, then SIGTERM to
+its whole process group, then SIGKILL after ``kill_grace``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import datetime as _dt
+import os
+import secrets
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from referee.bots.process import BotProcess
+from referee.bots.spec import BotSpec, bot_environment
+from referee.engine.rules import Rules
+from referee.errors import ConfigError
+from referee.faults import CONDUCT_RULE, Fault, FaultKind
+from referee.link import Player, exited_callback
+from referee.options import RefereeOptions
+from referee.results import MatchOutcome, SeriesOutcome
+from referee.server import RefereeServer, SeatTicket
+from referee.session import MatchPlan, OnFinished, OnSend, Session
+
+# Called with each match's plan just before its session starts.
+OnStarted = Callable[[MatchPlan], None]
+
+
+@dataclass(slots=True)
+class _Bot:
+    """One bot of a series: what to launch, the process, its seat ticket, the session's view."""
+
+    spec: BotSpec
+    process: BotProcess
+    ticket: SeatTicket
+    player: Player
+
+
+def new_match_id(seed: int) -> str:
+    """A match id unique within a run: UTC time, seed and a random suffix."""
+    stamp = _dt.datetime.now(_dt.UTC).strftime("%Y%m%d-%H%M%S")
+    return f"{stamp}-s{seed}-{secrets.token_hex(3)}"
+
+
+async def run_series_async(
+    bots: tuple[BotSpec, BotSpec],
+    rules: Rules,
+    seeds: Sequence[int],
+    out_dir: str | os.PathLike[str],
+    options: RefereeOptions | None = None,
+    *,
+    swap_seats: bool = True,
+    server: RefereeServer | None = None,
+    on_send: OnSend | None = None,
+    on_match_started: OnStarted | None = None,
+    on_match_finished: OnFinished | None = None,
+) -> SeriesOutcome:
+    """Launch both bots once and play one match per seed between them, one after another.
+
+    Bot A plays seat 0 of the first match; with ``swap_seats`` the seats alternate. Logs go to
+    ``out_dir``; a bot that cannot play (it never connected, or left) forfeits each remaining
+    match. Only a bad option raises (:class:`ConfigError`); bot faults are in the outcome.
+    """
+    options = (options or RefereeOptions()).validate()
+    if not seeds:
+        raise ConfigError("a series needs at least one seed")
+    out = Path(out_dir)
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise ConfigError(f"cannot create the log directory {str(out)!r}: {exc}") from None
+    own_server = server is None
+    if server is None:
+        server = RefereeServer(
+            hello_timeout=options.connect_timeout,
+            max_message_bytes=options.limits.message_bytes,
+        )
+        await server.start()
+    series_id = new_match_id(seeds[0])
+    plans: list[MatchPlan] = []
+    for k, seed in enumerate(seeds):
+        match_id = series_id if len(seeds) == 1 else f"{series_id}-m{k + 1}"
+        order = (1, 0) if swap_seats and k % 2 else (0, 1)
+        plans.append(MatchPlan(match_id, k + 1, seed, order, out / f"{match_id}.jsonl"))
+    launched: list[_Bot] = []
+    outcomes: list[MatchOutcome] = []
+    session: Session | None = None
+
+    def rejected_unknown(code: str, reason: str) -> None:
+        if session is not None:
+            session.log_rejected(None, code, reason)
+
+    def new_session(plan: MatchPlan) -> Session:
+        players = [b.player for b in launched]
+        made = Session(
+            plan, rules, players, options, len(seeds), on_send, on_finished=on_match_finished
+        )
+        made.write_header()
+        return made
+
+    server.rejection_listeners.append(rejected_unknown)
+    try:
+        first = plans[0]
+        stem = first.log_path.name.removesuffix(".jsonl")
+        for index, spec in enumerate(bots):
+            seat = first.bots_by_seat.index(index)
+            ticket = server.issue_ticket(f"seat {seat} of match {first.match_id}")
+            output = out / f"{stem}.seat{seat}.{spec.name}.log"
+            process = BotProcess(spec, output, options.limits)
+            player = Player(index, spec.name, spec.command, process)
+            launched.append(_Bot(spec, process, ticket, player))
+        session = new_session(first)
+        await _launch_and_connect(launched, first, server.address, options, lambda: session)
+        for k, plan in enumerate(plans):
+            if k > 0:
+                session = new_session(plan)
+            assert session is not None
+            if on_match_started is not None:
+                on_match_started(plan)
+            outcomes.append(await session.run())
+            session = None
+    finally:
+        server.rejection_listeners.remove(rejected_unknown)
+        for bot in launched:
+            if bot.player.link is not None:
+                bot.player.link.close()
+            server.revoke(bot.ticket)
+        await asyncio.gather(
+            *(b.process.stop(options.exit_grace, options.kill_grace) for b in launched),
+            return_exceptions=True,
+        )
+        if own_server:
+            await server.stop(grace=0.5)
+    return SeriesOutcome(tuple(outcomes), tuple(p.bots_by_seat for p in plans))
+
+
+async def _launch_and_connect(
+    bots: Sequence[_Bot],
+    plan: MatchPlan,
+    address: str,
+    options: RefereeOptions,
+    current: Callable[[], Session | None],
+) -> None:
+    """Start every bot, then wait (concurrently) for each to connect or fail to."""
+
+    def on_rejected(conn: Player) -> Callable[[str, str], None]:
+        def report(code: str, reason: str) -> None:
+            session = current()
+            if session is not None:
+                session.log_rejected(conn, code, reason)
+
+        return report
+
+    for bot in bots:
+        seat = plan.bots_by_seat.index(bot.player.index)
+        bot.ticket.on_rejected = on_rejected(bot.player)
+        env = bot_environment(address, bot.ticket.token, seat, extra=bot.spec.env)
+        await bot.process.start(env)
+
+    async def connect(bot: _Bot) -> None:
+        conn, proc, ticket = bot.player, bot.process, bot.ticket
+        if proc.start_error is not None:
+            conn.gone = Fault(0, FaultKind.NOT_CONNECTED, CONDUCT_RULE, proc.start_error)
+            return
+        waiting: set[asyncio.Future[Any]] = {ticket.connected, proc.exited}
+        await asyncio.wait(
+            waiting, timeout=options.connect_timeout, return_when=asyncio.FIRST_COMPLETED
+        )
+        if ticket.connected.done():
+            conn.attach(ticket.connected.result())
+            session = current()
+            if session is not None:
+                session.log_connected(conn)
+            proc.exited.add_done_callback(exited_callback(conn))
+        elif proc.exited.done():
+            code = proc.exited.result()
+            conn.gone = Fault(
+                0,
+                FaultKind.NOT_CONNECTED,
+                CONDUCT_RULE,
+                f"the bot {proc.exit_text(code)} without connecting",
+            )
+        else:
+            conn.gone = Fault(
+                0,
+                FaultKind.NOT_CONNECTED,
+                CONDUCT_RULE,
+                f"the bot did not connect within {options.connect_timeout:g} s",
+            )
+
+    await asyncio.gather(*(connect(b) for b in bots))
+
+
+async def run_match_async(
+    bot_a: BotSpec,
+    bot_b: BotSpec,
+    rules: Rules,
+    seed: int,
+    out_dir: str | os.PathLike[str],
+    options: RefereeOptions | None = None,
+    *,
+    server: RefereeServer | None = None,
+    on_send: OnSend | None = None,
+) -> MatchOutcome:
+    """One match, bot A in seat 0, each bot in a fresh process."""
+    series = await run_series_async(
+        (bot_a, bot_b), rules, [seed], out_dir, options, server=server, on_send=on_send
+    )
+    return series.matches[0]
+
+
+def run_match(
+    bot_a: BotSpec,
+    bot_b: BotSpec,
+    rules: Rules,
+    seed: int,
+    out_dir: str | os.PathLike[str],
+    options: RefereeOptions | None = None,
+    *,
+    on_send: OnSend | None = None,
+) -> MatchOutcome:
+    """Sync wrapper of :func:`run_match_async` (runs its own event loop)."""
+    return asyncio.run(
+        run_match_async(bot_a, bot_b, rules, seed, out_dir, options, on_send=on_send)
+    )
+
+
+def run_series(
+    bots: tuple[BotSpec, BotSpec],
+    rules: Rules,
+    seeds: Sequence[int],
+    out_dir: str | os.PathLike[str],
+    options: RefereeOptions | None = None,
+    *,
+    swap_seats: bool = True,
+) -> SeriesOutcome:
+    """Sync wrapper of :func:`run_series_async` (runs its own event loop)."""
+    return asyncio.run(
+        run_series_async(bots, rules, seeds, out_dir, options, swap_seats=swap_seats)
+    )

@@ -1,0 +1,663 @@
+"""The referee of one match: two seats, the engine, the clock, the faults and the replay log.
+
+A :class:`Session` plays one match between two :class:`~referee.link.Player` objects (a bot
+each, over a :class:`~referee.link.SeatLink`), from MatchStart to MatchEnd; a series
+(:mod:`referee.series`) plays one session after another over the same links.
+
+Clock (R11.5, proto ``TimeControl``): each decision may take ``move_time`` without touching the
+bank; time beyond it is taken from the match's ``bank``. The time runs from just before the
+referee writes the request until the reply arrives, so network time counts. A reply that comes
+later than ``move_time`` + the remaining bank is a fault: DEADLINE_MISSED when the match has no
+bank, TIME_BANK_EXHAUSTED otherwise.
+
+Faults (:mod:`referee.faults`) are data: recorded in the log, sent to the faulty bot when it is
+still connected, and by default the faulty seat forfeits; when both seats are at fault at once
+(neither bot connected, say), both forfeit and nobody wins. ``retries`` > 0 allows that many
+illegal or malformed actions per seat and match, each answered with a Fault (retry = true) and a
+new request for the same decision with the time that is left.
+
+Events (proto, "Events"): each public event reaches each seat exactly once, with the next
+message the referee sends to that seat: in the ``new_events`` of a request, or as Event messages
+just before any other message (HandEnd, Fault, MatchEnd). A seat's events are not pushed while
+the other seat thinks: an Event message of its own would wake that bot for nothing, and on a
+machine with few cores would slow the bot that must answer (benchmarks/bench_referee.py).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import datetime as _dt
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+from referee.convert import (
+    EventEncoder,
+    SeatRequests,
+    action_from_pb,
+    choose_deal_event_pb,
+    fault_pb,
+    hand_end_pb,
+    hand_start_pb,
+    match_result_pb,
+    rules_pb,
+    seat_scores_pb,
+    showdown_event_pb,
+)
+from referee.engine.actions import Action, ChooseDeal, action_to_dict
+from referee.engine.cards import card_str
+from referee.engine.match import Hand, HandResult, Match, Phase
+from referee.engine.observation import KnockInfo, observe
+from referee.engine.rules import Rules
+from referee.errors import (
+    DeadlineExceededError,
+    DisconnectedError,
+    IllegalActionError,
+    MalformedActionError,
+)
+from referee.faults import CONDUCT_RULE, Fault, FaultKind
+from referee.link import Clock, Player
+from referee.options import RefereeOptions
+from referee.replay_log import (
+    FORMAT,
+    VERSION,
+    ReplayLogWriter,
+    hand_result_dict,
+    match_result_dict,
+)
+from referee.results import MatchOutcome, SeatInfo
+from referee.server import REFEREE_VERSION
+from referee.transport import wait_reply
+from referee.wire import ginrummy_pb2 as pb
+
+# After a stream breaks, how long to wait for the process to exit before calling it a
+# disconnect rather than a crash.
+CRASH_PROBE = 0.5
+
+# Called with (seat, message, hand) just before each message is written to that seat, where
+# ``hand`` is the engine's hand the message is about (None before the first deal): tests use it
+# to check every message against the cards hidden from that seat at that moment.
+OnSend = Callable[[int, pb.RefereeMessage, Hand | None], None]
+# Called with each finished match's outcome, once its log is complete.
+OnFinished = Callable[[MatchOutcome], None]
+
+
+class Faulted(Exception):
+    """Delivered to the waiting decision when a fault happens meanwhile (either seat)."""
+
+    def __init__(self, fault: Fault) -> None:
+        super().__init__(fault.reason)
+        self.fault = fault
+
+
+@dataclass(slots=True)
+class SeatState:
+    """One seat of one match."""
+
+    index: int
+    conn: Player
+    bank: float
+    retries_left: int
+    requests: SeatRequests
+    outstanding: int | None = None
+
+    @property
+    def encoder(self) -> EventEncoder:
+        """The seat's public events of the current hand, as sent."""
+        return self.requests.encoder
+
+
+@dataclass(slots=True)
+class Waiter:
+    seat: SeatState
+    request_id: int
+    future: asyncio.Future[tuple[pb.ActionReply, float]]
+
+
+@dataclass(slots=True)
+class MatchPlan:
+    """One match of a series: its id, number (1-based), seed, who sits where, its log."""
+
+    match_id: str
+    number: int
+    seed: int
+    bots_by_seat: tuple[int, int]  # bot index playing seat 0 and seat 1
+    log_path: Path
+    faults: list[Fault] = field(default_factory=list)
+
+
+class Session:
+    """The referee of one match: the engine, the two seats, the clock, the faults, the log.
+
+    ``on_finished`` is called with the outcome once the log is complete, before the bots are
+    told the match is over; ``on_send`` (a test hook) with every message just before it is
+    written. ``clock`` defaults to the running event loop.
+    """
+
+    def __init__(
+        self,
+        plan: MatchPlan,
+        rules: Rules,
+        conns: Sequence[Player],
+        options: RefereeOptions,
+        series_length: int,
+        on_send: OnSend | None = None,
+        *,
+        on_finished: OnFinished | None = None,
+        clock: Clock | None = None,
+    ) -> None:
+        self.plan = plan
+        self.rules = rules
+        self.options = options
+        self.series_length = series_length
+        self._on_send = on_send
+        self._on_finished = on_finished
+        self._loop = asyncio.get_running_loop()
+        self._clock: Clock = clock or self._loop
+        self.seats = [
+            SeatState(
+                s,
+                conns[plan.bots_by_seat[s]],
+                options.bank,
+                options.retries,
+                SeatRequests(s, rules),
+            )
+            for s in (0, 1)
+        ]
+        self._seat_of = {id(seat.conn): seat for seat in self.seats}
+        self.match = Match(rules, plan.seed)
+        self.hand: Hand | None = None  # the hand whose messages are being sent
+        self.log = ReplayLogWriter(plan.log_path, fsync=options.fsync)
+        self._waiter: Waiter | None = None
+        self._pending: list[Fault] = []
+        self.faults: list[Fault] = []
+        self.forfeit: Fault | None = None
+        self.forfeits: tuple[Fault, ...] = ()
+        self.decisions = 0
+        self._move_ms = round(options.move_time * 1000)
+        self.started = self._clock.time()
+        self.outcome: MatchOutcome | None = None
+
+    # --- log ----------------------------------------------------------------------------------
+
+    def write_header(self) -> None:
+        o = self.options
+        bots = []
+        for seat in self.seats:
+            proc = seat.conn.proc
+            bots.append(
+                {
+                    "seat": seat.index,
+                    "label": seat.conn.label,
+                    "command": list(seat.conn.command),
+                    "output": proc.output.name,
+                }
+            )
+        self.log.write(
+            "header",
+            format=FORMAT,
+            version=VERSION,
+            match_id=self.plan.match_id,
+            created=_dt.datetime.now(_dt.UTC).isoformat(timespec="milliseconds"),
+            referee=REFEREE_VERSION,
+            rules=self.rules.to_dict(),
+            seed=self.plan.seed,
+            time_control={"move_time_ms": self._move_ms, "bank_ms": round(o.bank * 1000)},
+            fault_policy={"retries": o.retries},
+            series={"match_number": self.plan.number, "length": self.series_length},
+            bots=bots,
+        )
+
+    def log_connected(self, conn: Player) -> None:
+        seat = self._seat_of[id(conn)]
+        assert conn.link is not None
+        self.log.write("connected", seat=seat.index, name=conn.link.name, version=conn.link.version)
+
+    def log_rejected(self, conn: Player | None, code: str, reason: str) -> None:
+        if self.log.closed:
+            return  # the match is over: a refused connection no longer concerns it
+        seat = None if conn is None else self._seat_of[id(conn)].index
+        self.log.write(
+            "connection_rejected", seat=seat, code=code, rule=CONDUCT_RULE, reason=reason
+        )
+
+    # --- messages from the bots ---------------------------------------------------------------
+
+    def on_message(self, conn: Player, message: pb.BotMessage, arrived: float) -> None:
+        seat = self._seat_of[id(conn)]
+        kind = message.WhichOneof("kind")
+        if kind == "action_reply":
+            rid = message.action_reply.request_id
+            waiter = self._waiter
+            if waiter is not None and waiter.seat is seat and waiter.request_id == rid:
+                future = waiter.future
+                if not future.done():
+                    future.set_result((message.action_reply, arrived))
+                    return
+                if future.cancelled() or future.exception() is not None:
+                    # The decision was cut short (a timeout, or the other seat's fault) before
+                    # the referee moved on: like any late answer, this one is ignored, not a
+                    # fault of this bot.
+                    return
+                why = f"a second reply to request {rid}: no request is outstanding"
+            elif rid in conn.abandoned:
+                return  # a late answer to a request that timed out or was retried
+            elif seat.outstanding is None:
+                why = f"a reply to request {rid}, but no request is outstanding for this seat"
+            else:
+                why = f"a reply to request {rid}, but the outstanding request is {seat.outstanding}"
+            self.raise_fault(Fault(seat.index, FaultKind.OUT_OF_TURN, CONDUCT_RULE, why, rid))
+        elif kind == "hello":
+            self.raise_fault(
+                Fault(seat.index, FaultKind.PROTOCOL_ERROR, CONDUCT_RULE, "a second Hello")
+            )
+        else:
+            self.raise_fault(
+                Fault(
+                    seat.index,
+                    FaultKind.PROTOCOL_ERROR,
+                    CONDUCT_RULE,
+                    "an empty message (no kind set)",
+                )
+            )
+
+    def on_lost(self, conn: Player, reason: str, half_closed: bool) -> None:
+        if self.match.result is not None:
+            return
+        seat = self._seat_of[id(conn)]
+        self.raise_fault(Fault(seat.index, FaultKind.DISCONNECTED, CONDUCT_RULE, reason))
+
+    def on_exit(self, conn: Player, code: int) -> None:
+        if self.match.result is not None:
+            return
+        seat = self._seat_of[id(conn)]
+        self.raise_fault(
+            Fault(
+                seat.index,
+                FaultKind.CRASHED,
+                CONDUCT_RULE,
+                f"the bot process {conn.proc.exit_text(code)} during the match",
+            )
+        )
+
+    def seat_of(self, conn: Player) -> int:
+        """The seat ``conn``'s bot plays in this match."""
+        return self._seat_of[id(conn)].index
+
+    def raise_fault(self, fault: Fault) -> None:
+        """Interrupt the decision in progress with ``fault``, or keep it for the next one."""
+        waiter = self._waiter
+        if waiter is not None and not waiter.future.done():
+            waiter.future.set_exception(Faulted(fault))
+        elif all(p.seat != fault.seat for p in self._pending):
+            # One pending fault per seat decides: a bot flooding the stream must not grow this.
+            self._pending.append(fault)
+
+    # --- sending ------------------------------------------------------------------------------
+
+    async def send(self, seat: SeatState, message: pb.RefereeMessage) -> None:
+        """Write to a seat, after the events it has not received yet (proto, "Events").
+
+        A failure becomes that seat's fault at the next opportunity.
+        """
+        if await self._send_events(seat):
+            await self._write(seat, message)
+
+    async def _send_events(self, seat: SeatState) -> bool:
+        """Send the seat its undelivered events as Event messages; False if it can't be written."""
+        for event in seat.encoder.take_undelivered():
+            if not await self._write(seat, pb.RefereeMessage(event=event)):
+                return False
+        return True
+
+    async def _write(self, seat: SeatState, message: pb.RefereeMessage) -> bool:
+        link = seat.conn.link
+        if link is None or not seat.conn.reachable:
+            return False
+        if self._on_send is not None:
+            self._on_send(seat.index, message, self.hand)
+        try:
+            await link.send(message)
+        except DisconnectedError as exc:
+            if self.match.result is None:
+                self._pending.append(
+                    Fault(seat.index, FaultKind.DISCONNECTED, CONDUCT_RULE, str(exc))
+                )
+            return False
+        return True
+
+    async def send_both(self, make: Callable[[SeatState], pb.RefereeMessage]) -> None:
+        for seat in self.seats:
+            await self.send(seat, make(seat))
+
+    # --- faults -------------------------------------------------------------------------------
+
+    async def _classify(self, fault: Fault) -> Fault:
+        """A lost stream whose process has exited (or exits at once) is a crash."""
+        if fault.kind is not FaultKind.DISCONNECTED:
+            return fault
+        proc = self.seats[fault.seat].conn.proc
+        code = await proc.exit_code_within(CRASH_PROBE)
+        if code is None:
+            return fault
+        return replace(
+            fault,
+            kind=FaultKind.CRASHED,
+            reason=f"the bot process {proc.exit_text(code)} during the match ({fault.reason})",
+        )
+
+    def _record(self, fault: Fault) -> Fault:
+        hand = self.match.hand
+        fault = replace(fault, hand=None if hand is None else hand.number + 1)
+        self.faults.append(fault)
+        self.log.write("fault", **fault.to_dict())
+        return fault
+
+    async def _forfeit(self, fault: Fault) -> None:
+        """End the match on ``fault``: every seat at fault by now forfeits, so both may.
+
+        Besides ``fault``, that is the faults still pending and those that arrive while a broken
+        stream is told apart from a crash (``_classify``): the faults of both seats found
+        together, e.g. when neither bot connected or both left before the first decision, make
+        both seats forfeit, and nobody wins. A fault that comes later changes nothing.
+        """
+        if self.match.result is not None:
+            return
+        queue = [fault]
+        recorded: list[Fault] = []
+        while queue or self._pending:
+            if not queue:
+                queue.extend(self._pending)
+                self._pending.clear()
+            item = queue.pop(0)
+            # One fault per seat: a crash is seen both as a broken stream and as an exit.
+            if all(r.seat != item.seat for r in recorded):
+                recorded.append(self._record(await self._classify(item)))
+        first = recorded[0]
+        self.forfeit = first
+        self.forfeits = tuple(recorded)
+        if len(recorded) == 1:
+            self.match.forfeit(first.seat, first.rule, first.reason)
+        else:
+            rules = ", ".join(dict.fromkeys(f.rule for f in recorded))
+            faults = "; ".join(f.describe() for f in sorted(recorded, key=lambda f: f.seat))
+            self.match.forfeit(None, rules, f"both seats forfeit: {faults}")
+        for item in recorded:
+            if item.kind.reaches_bot:
+                await self.send(self.seats[item.seat], fault_pb(item))
+
+    # --- the match ----------------------------------------------------------------------------
+
+    def _scores(self) -> list[pb.SeatScore]:
+        """The match scores now (public: both seats' observations show the same)."""
+        obs = observe(self.match, 0)
+        return seat_scores_pb(obs.scores, obs.hands_won, obs.extra_boxes)
+
+    async def run(self) -> MatchOutcome:
+        """Play the match to its end; never raises for a bot's fault."""
+        for conn in {id(s.conn): s.conn for s in self.seats}.values():
+            conn.session = self
+        try:
+            await self._play()
+        finally:
+            for seat in self.seats:
+                seat.conn.session = None
+            self.log.close()
+        assert self.outcome is not None
+        return self.outcome
+
+    def _make_outcome(self) -> MatchOutcome:
+        result = self.match.result
+        assert result is not None
+        seats = tuple(
+            SeatInfo(
+                label=s.conn.label,
+                command=s.conn.command,
+                name=s.conn.link.name if s.conn.link else "",
+                version=s.conn.link.version if s.conn.link else "",
+                output=s.conn.proc.output,
+            )
+            for s in self.seats
+        )
+        return MatchOutcome(
+            match_id=self.plan.match_id,
+            log_path=self.plan.log_path,
+            rules=self.rules,
+            seed=self.plan.seed,
+            seats=(seats[0], seats[1]),
+            result=result,
+            hand_results=tuple(self.match.hand_results),
+            forfeit=self.forfeit,
+            faults=tuple(self.faults),
+            decisions=self.decisions,
+            elapsed=self._clock.time() - self.started,
+            forfeits=self.forfeits,
+        )
+
+    async def _play(self) -> None:
+        m = self.match
+        o = self.options
+        time_control = pb.TimeControl(move_time_ms=self._move_ms, bank_ms=round(o.bank * 1000))
+        for seat in self.seats:
+            other = self.seats[1 - seat.index].conn
+            start = pb.MatchStart(
+                match_id=self.plan.match_id,
+                match_number=self.plan.number,
+                series_length=self.series_length,
+                seat=seat.index,
+                time_control=time_control,
+                opponent_name=other.link.name if other.link else other.label,
+                opponent_version=other.link.version if other.link else "",
+            )
+            start.rules.CopyFrom(rules_pb(self.rules))
+            await self.send(seat, pb.RefereeMessage(match_start=start))
+        for seat in self.seats:
+            conn = seat.conn
+            if conn.gone is not None:
+                self._pending.append(replace(conn.gone, seat=seat.index))
+            elif not conn.connected:
+                why = conn.link.lost if conn.link is not None else None
+                self._pending.append(
+                    Fault(
+                        seat.index,
+                        FaultKind.DISCONNECTED,
+                        CONDUCT_RULE,
+                        f"the bot left before this match ({why})",
+                    )
+                )
+        if self._pending:
+            await self._forfeit(self._pending.pop(0))
+        if m.result is None and m.phase is Phase.CHOOSE_DEALER:
+            chooser = self.seats[m.to_act or 0]
+            action = await self._decide(chooser)
+            if isinstance(action, ChooseDeal):
+                event = choose_deal_event_pb(chooser.index, action.deal)
+                await self.send_both(lambda _s: pb.RefereeMessage(event=event))
+        while m.result is None:
+            hand = m.hand
+            await self._start_hand(hand)
+            results = len(m.hand_results)
+            while m.result is None and len(m.hand_results) == results:
+                seat = self.seats[m.to_act if m.to_act is not None else 0]
+                if await self._decide(seat) is None:
+                    break
+                self._convert_events(hand)
+            if len(m.hand_results) > results:
+                await self._end_hand(m.hand_results[-1])
+        result = m.result
+        assert result is not None
+        self.log.write(
+            "match_result",
+            **match_result_dict(
+                result, m.hands_dealt, self.forfeit.kind.value if self.forfeit else None
+            ),
+        )
+        # The log is complete before the bots hear the result: a caller may commit it now.
+        self.log.close()
+        self.outcome = self._make_outcome()
+        if self._on_finished is not None:
+            self._on_finished(self.outcome)
+        scores = self._scores()
+        message = pb.RefereeMessage(
+            match_end=pb.MatchEnd(
+                match_id=self.plan.match_id,
+                result=match_result_pb(result, scores, m.hands_dealt, self.forfeit),
+            )
+        )
+        await self.send_both(lambda _s: message)
+
+    async def _start_hand(self, hand: Hand) -> None:
+        self.hand = hand  # from here on, messages are about this hand
+        self.log.write(
+            "deal",
+            hand=hand.number + 1,
+            dealer=hand.dealer,
+            deck=[card_str(c) for c in hand.deck],
+            upcard=None if hand.upcard is None else card_str(hand.upcard),
+            knock_limit=hand.limit,
+        )
+        for seat in self.seats:
+            seat.requests.new_hand()
+            await self.send(seat, hand_start_pb(observe(self.match, seat.index)))
+
+    def _convert_events(self, hand: Hand) -> None:
+        """Convert the public events the last action caused, each seat's own view, for sending.
+
+        They go out with the next message to each seat: in the new_events of a request, or as
+        Event messages before any other message (:meth:`send`).
+        """
+        knock = None
+        if hand.knocker is not None and hand.knock_kind is not None:
+            assert hand.knock_arrangement is not None
+            knock = KnockInfo(hand.knocker, hand.knock_kind, hand.knock_arrangement)
+        for seat in self.seats:
+            seat.encoder.sync(hand.events, knock)
+
+    async def _end_hand(self, result: HandResult) -> None:
+        self.log.write("hand_result", **hand_result_dict(result))
+        showdown = showdown_event_pb(result)
+        if showdown is not None:
+            await self.send_both(lambda _s: pb.RefereeMessage(event=showdown))
+        message = hand_end_pb(result, self._scores())
+        await self.send_both(lambda _s: message)
+
+    async def _decide(self, seat: SeatState) -> Action | None:
+        """Ask ``seat`` for its decision and apply it; None if the match ended by a forfeit."""
+        loop = self._loop
+        clock = self._clock
+        conn = seat.conn
+        m = self.match
+        bank_before = seat.bank
+        budget = self.options.move_time + bank_before
+        # The clock starts just before the first request is written (the referee's own work to
+        # build it is not the bot's time) and runs on through any retries.
+        start = deadline = 0.0
+        clock_started = False
+        while True:
+            if self._pending:
+                await self._forfeit(self._pending.pop(0))
+                return None
+            link = conn.link
+            if link is None or not conn.connected:
+                await self._forfeit(
+                    Fault(seat.index, FaultKind.DISCONNECTED, CONDUCT_RULE, "the bot has left")
+                )
+                return None
+            obs = observe(m, seat.index)
+            rid = conn.request_id()
+            left = max(0.0, deadline - clock.time()) if clock_started else budget
+            request = seat.requests.request(
+                obs, rid, int(left * 1000), self._move_ms, int(seat.bank * 1000)
+            )
+            future: asyncio.Future[tuple[pb.ActionReply, float]] = loop.create_future()
+            self._waiter = Waiter(seat, rid, future)
+            seat.outstanding = rid
+            fault: Fault | None = None
+            try:
+                if self._on_send is not None:
+                    self._on_send(seat.index, request, self.hand)
+                if not clock_started:
+                    clock_started = True
+                    start = clock.time()
+                    deadline = start + budget
+                await link.send(request)
+                reply, arrived = await wait_reply(future, deadline, clock)
+            except DisconnectedError as exc:
+                fault = Fault(seat.index, FaultKind.DISCONNECTED, CONDUCT_RULE, str(exc), rid)
+            except DeadlineExceededError:
+                conn.abandoned.add(rid)
+                fault = self._timeout_fault(seat, rid, clock.time() - start)
+            except Faulted as exc:
+                conn.abandoned.add(rid)
+                fault = exc.fault
+            finally:
+                self._waiter = None
+                seat.outstanding = None
+            if fault is not None:
+                await self._forfeit(fault)
+                return None
+            think = arrived - start
+            if think > budget:
+                await self._forfeit(self._timeout_fault(seat, rid, think))
+                return None
+            seat.bank = bank_before - max(0.0, think - self.options.move_time)
+            think_ms = round(think * 1000, 3)
+            action: Action | None = None
+            try:
+                action = action_from_pb(reply.action, obs.hand)
+                m.apply(action)
+            except MalformedActionError as exc:
+                fault = Fault(seat.index, FaultKind.MALFORMED_ACTION, CONDUCT_RULE, str(exc), rid)
+            except IllegalActionError as exc:
+                assert action is not None
+                fault = Fault(
+                    seat.index,
+                    FaultKind.ILLEGAL_ACTION,
+                    exc.rule,
+                    f"{action}: {exc.reason}",
+                    rid,
+                    action=action_to_dict(action),
+                )
+            if fault is None:
+                assert action is not None
+                self.decisions += 1
+                self.log.write(
+                    "decision",
+                    hand=0 if obs.phase is Phase.CHOOSE_DEALER else obs.hand_number + 1,
+                    seat=seat.index,
+                    phase=obs.phase.value,
+                    request_id=rid,
+                    action=action_to_dict(action),
+                    think_ms=think_ms,
+                    bank_ms=round(seat.bank * 1000, 3),
+                )
+                return action
+            fault = replace(fault, think_ms=think_ms)
+            if seat.retries_left > 0 and deadline > clock.time() and not self._pending:
+                seat.retries_left -= 1
+                fault = self._record(replace(fault, retry=True))
+                await self.send(seat, fault_pb(fault))
+                continue
+            await self._forfeit(fault)
+            return None
+
+    def _timeout_fault(self, seat: SeatState, rid: int, think: float) -> Fault:
+        o = self.options
+        if o.bank > 0:
+            return Fault(
+                seat.index,
+                FaultKind.TIME_BANK_EXHAUSTED,
+                CONDUCT_RULE,
+                f"no reply to request {rid} after {think:.3f} s: the move time "
+                f"({o.move_time:g} s) and the time bank ({o.bank:g} s per match) are used up",
+                rid,
+                think_ms=round(think * 1000, 3),
+            )
+        return Fault(
+            seat.index,
+            FaultKind.DEADLINE_MISSED,
+            CONDUCT_RULE,
+            f"no reply to request {rid} within the move time of {o.move_time:g} s",
+            rid,
+            think_ms=round(think * 1000, 3),
+        )

@@ -1,0 +1,318 @@
+"""A replay log walked through the rules engine: one step per record, with the engine's state.
+
+:func:`load_replay` reads a log file (:func:`referee.replay_log.read_log`, so every problem has a
+line number) and :func:`build_timeline` rebuilds the match from the header's rules and seed and
+the decks of the ``deal`` records, applying every recorded decision with :meth:`Match.apply`,
+exactly as :func:`referee.replay_log.verify_log` re-adjudicates it. Each :class:`Step` keeps
+the engine's state just after its record, so any position can be shown, sent to a bot
+(``ginref replay --ask``) or drawn (``--html``). What a seat saw comes from
+:func:`referee.engine.observation.observe` alone (:func:`seat_observation`).
+
+Events are numbered by their **line number** in the log: ``ginref replay`` shows it in its left
+column, ``ginref verify`` names it, and ``ginref replay --at N`` takes it.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from referee.engine.actions import Action, action_from_dict
+from referee.engine.cards import Card, parse_card
+from referee.engine.match import Hand, HandResult, Match
+from referee.engine.observation import Observation, observe
+from referee.engine.rules import Rules
+from referee.errors import CardError, GinRefError, ReplayLogError
+from referee.replay_log import ReplayLog, read_log
+
+
+class ReplayError(GinRefError, ValueError):
+    """A replay log that cannot be read or replayed; names the file and the line."""
+
+    def __init__(self, path: str | os.PathLike[str], line: int, message: str) -> None:
+        where = f"{os.fspath(path)}: line {line}" if line > 0 else os.fspath(path)
+        super().__init__(f"{where}: {message}")
+        self.path = os.fspath(path)
+        self.line = line
+        self.message = message
+
+
+@dataclass(frozen=True, slots=True)
+class Step:
+    """One record of the log and the engine's state right after it.
+
+    ``hand`` is the engine's 1-based hand number when the record was written (0 before the first
+    deal). ``played`` is the engine's hand the record is about, as it stands after the record: for
+    a decision that ended the hand it still holds the whole hand (its last events), although
+    ``after`` has dealt the next one. ``events_from`` is where this record's events start in
+    ``played.events``.
+    """
+
+    line: int
+    record: dict[str, Any]
+    hand: int
+    before: Match
+    after: Match
+    played: Hand | None = None
+    events_from: int = 0
+    action: Action | None = None
+    result: HandResult | None = None
+
+    @property
+    def kind(self) -> str:
+        """The record's type: header, deal, decision, ..."""
+        return str(self.record["type"])
+
+    @property
+    def seat(self) -> int | None:
+        """The record's seat, if it has one."""
+        seat = self.record.get("seat")
+        return seat if isinstance(seat, int) and not isinstance(seat, bool) else None
+
+
+@dataclass(slots=True)
+class Timeline:
+    """A replayed log: its steps, and where (if anywhere) the engine could not follow it."""
+
+    log: ReplayLog
+    rules: Rules
+    seed: int
+    steps: list[Step] = field(default_factory=list)
+    stopped: tuple[int, str] | None = None  # (line, why) of the record the engine refused
+
+    @property
+    def header(self) -> dict[str, Any]:
+        """The header record."""
+        header = self.log.header
+        assert header is not None
+        return header
+
+    @property
+    def complete(self) -> bool:
+        """Whether the log ends with its match result and the engine followed it to there."""
+        return self.stopped is None and any(s.kind == "match_result" for s in self.steps)
+
+    @property
+    def last_line(self) -> int:
+        """The line number of the last record."""
+        return self.log.records[-1][0] if self.log.records else 0
+
+    def step_at(self, line: int) -> Step | None:
+        """The step of the record on ``line``, if there is one."""
+        for step in self.steps:
+            if step.line == line:
+                return step
+        return None
+
+    def hands(self) -> list[int]:
+        """The numbers of the hands dealt in the log."""
+        return [s.record["hand"] for s in self.steps if s.kind == "deal"]
+
+    def label(self, seat: int) -> str:
+        """A seat's label from the header (``greedy_bot``), or ``seat N``."""
+        for bot in self.header.get("bots", []):
+            if isinstance(bot, dict) and bot.get("seat") == seat and bot.get("label"):
+                return str(bot["label"])
+        return f"seat {seat}"
+
+    def deal_step(self, hand: int) -> Step | None:
+        """The ``deal`` step of a 1-based hand number."""
+        return next((s for s in self.steps if s.kind == "deal" and s.record["hand"] == hand), None)
+
+
+def read_text_log(path: str | os.PathLike[str]) -> ReplayLog:
+    """Read the log file at ``path``; raise :class:`ReplayError` if it cannot be read at all.
+
+    A file that is not UTF-8 text gets the number of its first bad line; everything else (bad
+    JSON, unknown records, a foreign file) is in the returned log's ``problems``.
+    """
+    try:
+        data = Path(path).read_bytes()
+    except IsADirectoryError:
+        raise ReplayError(path, 0, "is a directory, not a replay log") from None
+    except OSError as exc:
+        raise ReplayError(path, 0, f"cannot read it: {exc.strerror or exc}") from None
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        raise ReplayError(path, line, "not UTF-8 text: this is not a ginref replay log") from None
+    try:
+        return read_log(io.StringIO(text))
+    except Exception as exc:  # read_log trips over some records (e.g. a list as "type")
+        lines = text.split("\n")
+        number = next((n for n, t in enumerate(lines, start=1) if not _readable(t)), 1)
+        why = f"{type(exc).__name__}: {exc}"
+        raise ReplayError(path, number, f"not a valid ginref record ({why})") from None
+
+
+def _readable(line: str) -> bool:
+    """Whether read_log gets through ``line`` without raising."""
+    try:
+        read_log([line + "\n"])
+    except Exception:
+        return False
+    return True
+
+
+def describe_problem(log: ReplayLog, line: int, message: str) -> str:
+    """A reading problem in words; a foreign first line says so."""
+    if line == 1 and log.header is None:
+        return f"not a ginref replay log (the first line must be its header): {message}"
+    if line == 0 and message == "the log is empty":
+        return "the file is empty: not a ginref replay log"
+    return message
+
+
+def load_replay(path: str | os.PathLike[str]) -> Timeline:
+    """Read and replay the log at ``path``; raise :class:`ReplayError` naming the first bad line.
+
+    A log that stops early (no match result) replays as far as it goes: check
+    :attr:`Timeline.complete`.
+    """
+    log = read_text_log(path)
+    if log.problems:
+        line, message = min(log.problems, key=lambda p: (p[0] == 0, p[0]))
+        raise ReplayError(path, line, describe_problem(log, line, message))
+    try:
+        timeline = build_timeline(log)
+    except ReplayLogError as exc:
+        line, message = exc.problems[0]
+        raise ReplayError(path, line, message) from None
+    if timeline.stopped is not None:
+        line, message = timeline.stopped
+        raise ReplayError(path, line, message)
+    return timeline
+
+
+def _deck(record: dict[str, Any]) -> list[Card] | None:
+    try:
+        cards = [parse_card(c) for c in record["deck"]]
+    except (CardError, TypeError):
+        return None
+    return cards if sorted(cards) == list(range(52)) else None
+
+
+def build_timeline(log: ReplayLog) -> Timeline:
+    """Replay ``log`` (which must have a header) through the engine, one :class:`Step` a record.
+
+    Decisions are applied in order; the engine refusing one (a wrong seat, an illegal action)
+    stops the walk and sets :attr:`Timeline.stopped`. A forfeit is applied at the match result.
+    Raises :class:`ReplayLogError` for a header or deck the engine cannot start from.
+    """
+    header = log.header
+    if header is None:
+        raise ReplayLogError([(1, "the first line is not a ginref header")])
+    try:
+        rules = Rules.from_dict(header["rules"])
+    except GinRefError as exc:
+        raise ReplayLogError([(1, f"rules: {exc}")]) from None
+    except (TypeError, ValueError, AttributeError) as exc:
+        raise ReplayLogError([(1, f"rules: {exc}")]) from None
+    seed = header["seed"]
+    if seed < 0:
+        raise ReplayLogError([(1, f"seed {seed} is negative")])
+    decks: list[list[Card]] = []
+    for number, record in log.records:
+        if record["type"] == "deal":
+            deck = _deck(record)
+            if deck is None:
+                raise ReplayLogError([(number, "deck: not the 52 cards once each")])
+            decks.append(deck)
+    match = Match(rules, seed, decks=decks)
+    timeline = Timeline(log, rules, seed)
+    results_seen = 0
+    for number, record in log.records:
+        before = match
+        kind = record["type"]
+        hand_no = 0 if match.hand is None else match.hand.number + 1
+        if kind == "decision":
+            action, stop = _read_decision(match, record)
+            after = match.copy()
+            # apply() changes the copy's hand in place: ``played`` keeps a finished hand's last
+            # events although ``after`` deals the next one.
+            played = after.hand
+            start = 0 if played is None else len(played.events)
+            if action is not None:
+                try:
+                    after.apply(action)
+                except GinRefError as exc:
+                    stop = f"the recorded action is refused: {exc}"
+            if stop is not None:
+                timeline.stopped = (number, stop)
+                break
+            timeline.steps.append(
+                Step(number, record, hand_no, before, after, played, start, action)
+            )
+            match = after
+            continue
+        if kind == "match_result" and match.result is None:
+            forfeit = record["forfeit"]
+            if isinstance(forfeit, dict) and forfeit.get("seat") in (0, 1, None):
+                seat = forfeit.get("seat")
+                after = match.copy()
+                after.forfeit(
+                    None if isinstance(seat, bool) else seat,
+                    str(forfeit.get("rule")),
+                    str(forfeit.get("reason")),
+                )
+                timeline.steps.append(Step(number, record, hand_no, before, after))
+                match = after
+                continue
+        result = None
+        if kind == "hand_result":
+            if results_seen < len(match.hand_results):
+                result = match.hand_results[results_seen]
+            results_seen += 1
+        dealt = match.hand if kind == "deal" else None
+        timeline.steps.append(Step(number, record, hand_no, before, match, dealt, 0, None, result))
+    return timeline
+
+
+def _read_decision(match: Match, record: dict[str, Any]) -> tuple[Action | None, str | None]:
+    """The recorded action, or why the engine cannot take it from this seat here."""
+    if match.to_act != record["seat"]:
+        who = "nobody's" if match.to_act is None else f"seat {match.to_act}'s"
+        return None, f"seat {record['seat']} acts, but it is {who} turn"
+    try:
+        return action_from_dict(record["action"]), None
+    except CardError as exc:
+        return None, f"the recorded action cannot be read: {exc}"
+
+
+def seat_observation(step: Step, seat: int) -> Observation:
+    """What ``seat`` could see just after ``step``'s record, by :func:`observe`.
+
+    For a decision that ended a hand, that is the finished hand (its last events and result),
+    before the next deal.
+    """
+    match = step.after
+    played = step.played
+    if played is not None:
+        current = match.hand
+        if current is None or current.number != played.number:
+            match = match.copy()
+            match.hand = played
+    return observe(match, seat)
+
+
+def request_observation(step: Step) -> Observation | None:
+    """The acting seat's observation when it was asked the decision of ``step`` (or faulted)."""
+    seat = step.seat
+    if seat is None or step.before.to_act != seat:
+        return None
+    return observe(step.before, seat)
+
+
+def iter_from_hand(timeline: Timeline, hand: int) -> Iterator[Step]:
+    """The steps from the deal of ``hand`` to the end."""
+    started = False
+    for step in timeline.steps:
+        if step.kind == "deal" and step.record["hand"] == hand:
+            started = True
+        if started:
+            yield step

@@ -1,0 +1,412 @@
+"""``ginref verify``: re-adjudicate replay logs with the rules engine and say where they differ.
+
+Each log is read with :func:`referee.replay_log.read_log` and re-adjudicated with
+:func:`referee.replay_log.verify_log` (decks against the seed, every decision legal and in turn,
+every hand result and the match result equal to the engine's). :func:`timeline_problems` adds
+what that does not look at, on the same replay (:mod:`referee.timeline`):
+
+- each ``deal``'s upcard and knock limit, and that every hand's deal and result are recorded;
+- each ``decision``'s hand number, that its seat had connected, that the seat's request ids run
+  without a gap (a missing record leaves one), and the clock: the bank after the decision;
+- each ``fault``: the hand, that a decision fault is the seat to act's, that an illegal action is
+  one (the engine refuses it, naming the recorded rule), that a retry was allowed, that a timeout
+  ran out the time there was, and that the forfeit in the match result is the recorded fault's;
+- for a hand or match result that differs, the first field with both values.
+
+Problems are ``(line, message)`` pairs, line 0 meaning the end of the file.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from referee.engine.actions import action_from_dict
+from referee.engine.cards import card_str
+from referee.engine.match import Phase
+from referee.errors import CardError, GinRefError, IllegalActionError, ReplayLogError
+from referee.faults import CONDUCT_RULE, FaultKind
+from referee.replay_log import ReplayLog, hand_result_dict, match_result_dict, verify_log
+from referee.timeline import (
+    ReplayError,
+    Step,
+    Timeline,
+    build_timeline,
+    describe_problem,
+    read_text_log,
+)
+
+# Clock values are rounded to 0.001 ms in the log; the header's move time to 1 ms.
+CLOCK_TOLERANCE_MS = 1.0
+_DECISION_FAULTS = frozenset(
+    {
+        FaultKind.ILLEGAL_ACTION.value,
+        FaultKind.MALFORMED_ACTION.value,
+        FaultKind.DEADLINE_MISSED.value,
+        FaultKind.TIME_BANK_EXHAUSTED.value,
+    }
+)
+_RETRYABLE = frozenset(k.value for k in FaultKind if k.retryable)
+
+
+@dataclass(frozen=True, slots=True)
+class LogCheck:
+    """The verdict on one log file."""
+
+    path: Path
+    problems: tuple[tuple[int, str], ...]  # by line; line 0: the end of the file
+    kinds: dict[int, str]  # record type by line, to say what a problem's line holds
+    last_line: int
+    summary: str  # what the match was (empty when the log could not be read)
+
+    @property
+    def ok(self) -> bool:
+        """Whether the log re-adjudicates without a single difference."""
+        return not self.problems
+
+
+def find_logs(paths: Iterable[str | os.PathLike[str]]) -> list[Path]:
+    """Files as given; for a directory, every ``*.jsonl`` below it, sorted."""
+    found: list[Path] = []
+    for item in paths:
+        path = Path(item)
+        if path.is_dir():
+            logs = sorted(p for p in path.rglob("*.jsonl") if p.is_file())
+            found.extend(logs or [path])
+        else:
+            found.append(path)
+    return found
+
+
+def check_file(path: str | os.PathLike[str]) -> LogCheck:
+    """Read and re-adjudicate the log at ``path``; never raises for a bad file."""
+    path = Path(path)
+    if path.is_dir():
+        return LogCheck(path, ((0, "no replay logs (*.jsonl) in this directory"),), {}, 0, "")
+    try:
+        log = read_text_log(path)
+    except ReplayError as exc:
+        return LogCheck(path, ((exc.line, exc.message),), {}, 0, "")
+    kinds = {n: str(r["type"]) for n, r in log.records}
+    last = max([0, *(n for n, _ in log.records), *(n for n, _ in log.problems)])
+    if log.problems:
+        problems = [(n, describe_problem(log, n, m)) for n, m in log.problems]
+        if log.header is None:  # a foreign file: its first line says it all
+            problems = list(_ordered(problems)[:1])
+        return LogCheck(path, _ordered(problems), kinds, last, "")
+    problems, summary = check_log(log)
+    return LogCheck(path, _ordered(problems), kinds, last, summary)
+
+
+def check_log(log: ReplayLog) -> tuple[list[tuple[int, str]], str]:
+    """Every problem of a log that parsed, and a one-line summary of the match."""
+    try:
+        base = verify_log(log)
+    except Exception as exc:  # a tampered log must not crash the verifier; say what broke
+        base = [(0, f"cannot re-adjudicate: {type(exc).__name__}: {exc}")]
+    try:
+        timeline = build_timeline(log)
+    except ReplayLogError as exc:
+        return _merge(base, exc.problems), ""
+    try:
+        extra = timeline_problems(timeline)
+    except Exception as exc:
+        extra = [(0, f"cannot check the records: {type(exc).__name__}: {exc}")]
+    return _merge(base, extra), summarize(timeline)
+
+
+def _merge(base: list[tuple[int, str]], extra: list[tuple[int, str]]) -> list[tuple[int, str]]:
+    """Both lists, without verify_log's short "differ" message where a detailed one exists."""
+    detailed = {n for n, m in extra if " recorded " in m and ", engine " in m}
+    kept = [(n, m) for n, m in base if not (n in detailed and "differ from the engine's" in m)]
+    out: list[tuple[int, str]] = []
+    for item in kept + extra:
+        if item not in out:
+            out.append(item)
+    return out
+
+
+def _ordered(problems: Sequence[tuple[int, str]]) -> tuple[tuple[int, str], ...]:
+    return tuple(sorted(problems, key=lambda p: (p[0] == 0, p[0])))
+
+
+def summarize(timeline: Timeline) -> str:
+    """``standard, seed 7, 3 hands, 98 decisions: seat 0 (greedy_bot) wins 139-0``."""
+    hands = len(timeline.hands())
+    decisions = sum(1 for s in timeline.steps if s.kind == "decision")
+    text = (
+        f"{timeline.rules.profile_name}, seed {timeline.seed}, {hands} hand"
+        f"{'' if hands == 1 else 's'}, {decisions} decisions"
+    )
+    end = next((s for s in timeline.steps if s.kind == "match_result"), None)
+    if end is None or end.after.result is None:
+        return text
+    result = end.after.result
+    final = f"{result.final[0]}-{result.final[1]}"
+    if result.winner is None:
+        return f"{text}: no winner, {final} ({result.termination.value})"
+    who = f"seat {result.winner} ({timeline.label(result.winner)})"
+    return f"{text}: {who} wins {final} ({result.termination.value})"
+
+
+def _value(value: Any) -> str:
+    text = json.dumps(value, ensure_ascii=False)
+    return text if len(text) <= 70 else text[:67] + "..."
+
+
+def _first_difference(recorded: dict[str, Any], expected: dict[str, Any]) -> str | None:
+    for key, want in expected.items():
+        got = recorded.get(key)
+        if got != want:
+            return f"{key}: recorded {_value(got)}, engine {_value(want)}"
+    return None
+
+
+def _number(value: Any) -> float | None:
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    return float(value)
+
+
+class _Checker:
+    """The checks of :func:`timeline_problems`, record by record."""
+
+    def __init__(self, timeline: Timeline) -> None:
+        header = timeline.header
+        self.timeline = timeline
+        self.problems: list[tuple[int, str]] = []
+        clock = header.get("time_control")
+        clock = clock if isinstance(clock, dict) else {}
+        self.move_ms = _number(clock.get("move_time_ms"))
+        bank = _number(clock.get("bank_ms"))
+        self.has_bank = bank is not None and bank > 0
+        self.banks: list[float | None] = [bank, bank]
+        policy = header.get("fault_policy")
+        retries = policy.get("retries") if isinstance(policy, dict) else None
+        self.retries = retries if isinstance(retries, int) else 0
+        self.retries_used = [0, 0]
+        self.last_rid: list[int | None] = [None, None]
+        series = header.get("series")
+        self.first_match = isinstance(series, dict) and series.get("match_number") == 1
+        self.connected: set[int] = set()
+        self.dealt: set[int] = set()
+        self.results = 0
+        self.forfeits: list[Step] = []  # faults with retry false
+
+    def add(self, step: Step, message: str) -> None:
+        self.problems.append((step.line, message))
+
+    def run(self) -> list[tuple[int, str]]:
+        for step in self.timeline.steps:
+            handler = getattr(self, f"_{step.kind}", None)
+            if handler is not None:
+                handler(step)
+        return self.problems
+
+    def _connected(self, step: Step) -> None:
+        self.connected.add(step.record["seat"])
+
+    def _deal(self, step: Step) -> None:
+        r = step.record
+        h = step.played
+        if h is None:
+            return
+        if r["hand"] > 1 and self.results < r["hand"] - 1:
+            self.add(step, f"hand {r['hand'] - 1} has no hand_result record before this deal")
+        self.dealt.add(h.number + 1)
+        upcard = None if h.upcard is None else card_str(h.upcard)
+        if r["upcard"] != upcard:
+            self.add(step, f"hand {r['hand']}: upcard: recorded {_value(r['upcard'])}, engine "
+                     f"{_value(upcard)}")  # fmt: skip
+        if r["knock_limit"] != h.limit:
+            self.add(step, f"hand {r['hand']}: knock_limit: recorded {r['knock_limit']}, "
+                     f"engine {h.limit}")  # fmt: skip
+
+    def _request_id(self, step: Step, seat: int) -> None:
+        rid = step.record["request_id"]
+        last = self.last_rid[seat]
+        if last is not None and rid != last + 1:
+            self.add(
+                step,
+                f"seat {seat}'s request ids jump from {last} to {rid}: a record of that seat "
+                "is missing or out of place",
+            )
+        self.last_rid[seat] = rid
+
+    def _decision(self, step: Step) -> None:
+        r = step.record
+        seat = r["seat"]
+        before = step.before
+        hand = 0 if before.phase is Phase.CHOOSE_DEALER else step.hand
+        if r["hand"] != hand:
+            self.add(step, f"hand: recorded {r['hand']}, engine {hand}")
+        elif hand and hand not in self.dealt:
+            self.add(step, f"hand {hand} is played, but its deal record is missing")
+        if self.first_match and seat not in self.connected:
+            self.add(step, f"seat {seat} decides, but no connected record says it connected")
+        if self.forfeits:
+            self.add(step, f"a decision after the forfeiting fault of line {self.forfeits[0].line}")
+        self._request_id(step, seat)
+        self._clock(step, seat)
+
+    def _clock(self, step: Step, seat: int) -> None:
+        think = _number(step.record["think_ms"])
+        after = _number(step.record["bank_ms"])
+        bank = self.banks[seat]
+        self.banks[seat] = after
+        if think is None or after is None or bank is None or self.move_ms is None:
+            return
+        if think > self.move_ms + bank + CLOCK_TOLERANCE_MS:
+            self.add(
+                step,
+                f"think_ms {think:g} is more than the time left ({self.move_ms + bank:g} ms): "
+                "a timeout fault was due",
+            )
+        expected = bank - max(0.0, think - self.move_ms)
+        if abs(after - expected) > CLOCK_TOLERANCE_MS:
+            self.add(step, f"bank_ms: recorded {after:g}, engine {expected:g} (from think_ms)")
+
+    def _fault(self, step: Step) -> None:
+        r = step.record
+        seat, kind = r["seat"], r["kind"]
+        before = step.before
+        hand = None if before.hand is None else before.hand.number + 1
+        if r["hand"] != hand:
+            self.add(step, f"fault hand: recorded {_value(r['hand'])}, engine {_value(hand)}")
+        if kind in _DECISION_FAULTS:
+            if before.to_act != seat:
+                self.add(step, f"a {kind} fault of seat {seat}, who was not asked to decide")
+            else:
+                self._request_id(step, seat)
+        if kind != FaultKind.ILLEGAL_ACTION.value and r["rule"] != CONDUCT_RULE:
+            self.add(step, f"a {kind} fault breaks {CONDUCT_RULE}, not {r['rule']}")
+        if kind == FaultKind.ILLEGAL_ACTION.value:
+            self._illegal(step)
+        if kind in (FaultKind.DEADLINE_MISSED.value, FaultKind.TIME_BANK_EXHAUSTED.value):
+            self._timeout(step)
+        if r["retry"]:
+            if kind not in _RETRYABLE:
+                self.add(step, f"a {kind} fault cannot be retried")
+            self.retries_used[seat] += 1
+            if self.retries_used[seat] > self.retries:
+                self.add(
+                    step,
+                    f"retry {self.retries_used[seat]} of seat {seat}, but the fault policy "
+                    f"allows {self.retries}",
+                )
+        else:
+            self.forfeits.append(step)
+
+    def _illegal(self, step: Step) -> None:
+        r = step.record
+        if r["action"] is None or step.before.to_act != r["seat"]:
+            return
+        try:
+            action = action_from_dict(r["action"])
+        except CardError as exc:
+            self.add(step, f"the refused action cannot be read: {exc}")
+            return
+        probe = step.before.copy()
+        try:
+            probe.apply(action)
+        except IllegalActionError as exc:
+            if exc.rule != r["rule"]:
+                self.add(step, f"rule: recorded {r['rule']}, engine {exc.rule} ({exc.reason})")
+            return
+        except GinRefError as exc:
+            self.add(step, f"the refused action cannot be applied: {exc}")
+            return
+        self.add(step, f"an illegal_action fault, but the engine accepts {action}")
+
+    def _timeout(self, step: Step) -> None:
+        r = step.record
+        kind = r["kind"]
+        want = (FaultKind.TIME_BANK_EXHAUSTED if self.has_bank else FaultKind.DEADLINE_MISSED).value
+        if kind != want:
+            bank = "a time bank" if self.has_bank else "no time bank"
+            self.add(step, f"a {kind} fault in a match with {bank} (expected {want})")
+        think = _number(r["think_ms"])
+        bank_left = self.banks[r["seat"]]
+        if think is not None and bank_left is not None and self.move_ms is not None:
+            limit = self.move_ms + bank_left
+            if think < limit - CLOCK_TOLERANCE_MS:
+                self.add(step, f"a timeout after {think:g} ms, but {limit:g} ms were left")
+
+    def _hand_result(self, step: Step) -> None:
+        self.results += 1
+        if step.result is None:
+            return
+        got = {k: v for k, v in step.record.items() if k != "type"}
+        diff = _first_difference(got, hand_result_dict(step.result))
+        if diff is not None:
+            self.add(step, f"hand {step.record['hand']}: {diff}")
+
+    def _match_result(self, step: Step) -> None:
+        r = step.record
+        forfeit = r["forfeit"]
+        first = self.forfeits[0] if self.forfeits else None
+        if r["termination"] == "forfeit":
+            if first is None:
+                self.add(step, "a forfeit, but no fault record with retry false")
+            elif isinstance(forfeit, dict):
+                seats = {s.record["seat"] for s in self.forfeits}
+                if forfeit.get("seat") is None and len(seats) < 2:
+                    self.add(step, "both seats forfeit, but only one seat's fault is recorded")
+                elif (
+                    forfeit.get("seat") is not None and forfeit.get("seat") != first.record["seat"]
+                ):
+                    self.add(
+                        step,
+                        f"forfeit seat: recorded {forfeit.get('seat')}, but the fault of line "
+                        f"{first.line} is seat {first.record['seat']}'s",
+                    )
+                for key in ("kind", "rule", "reason") if forfeit.get("seat") is not None else ():
+                    if forfeit.get(key) != first.record[key]:
+                        self.add(
+                            step,
+                            f"forfeit {key}: recorded {_value(forfeit.get(key))}, the fault of "
+                            f"line {first.line} says {_value(first.record[key])}",
+                        )
+                        break
+        elif first is not None:
+            self.add(step, f"the fault of line {first.line} forfeits, but the result is no forfeit")
+        result = step.after.result
+        if result is not None:
+            kind = forfeit.get("kind") if isinstance(forfeit, dict) else None
+            expected = match_result_dict(result, step.after.hands_dealt, kind)
+            diff = _first_difference({k: v for k, v in r.items() if k != "type"}, expected)
+            if diff is not None:
+                self.add(step, f"match result: {diff}")
+
+
+def timeline_problems(timeline: Timeline) -> list[tuple[int, str]]:
+    """The checks :func:`verify_log` does not make, on a replayed log (module docstring)."""
+    return _Checker(timeline).run()
+
+
+def format_check(check: LogCheck, *, verbose: bool = False) -> str:
+    """One line per log: ``OK  path  summary`` or ``FAIL  path  line N (record): message``."""
+    if check.ok:
+        return f"OK    {check.path}  {check.summary}"
+    first = check.problems[0]
+    more = len(check.problems) - 1
+    tail = f"  (+{more} more)" if more and not verbose else ""
+    lines = [f"FAIL  {check.path}  {format_problem(check, first)}{tail}"]
+    if verbose:
+        lines += [f"        {format_problem(check, p)}" for p in check.problems[1:]]
+    return "\n".join(lines)
+
+
+def format_problem(check: LogCheck, problem: tuple[int, str]) -> str:
+    """``line 57 (decision): message``; line 0 is the end of the file."""
+    line, message = problem
+    if line == 0:
+        if check.last_line == 0:
+            return message
+        return f"end of file (after line {check.last_line}): {message}"
+    kind = check.kinds.get(line)
+    return f"line {line}" + (f" ({kind})" if kind else "") + f": {message}"

@@ -1,0 +1,557 @@
+"""``ginref replay`` in the terminal: pure functions from a replayed log to lines of text.
+
+Nothing here prints. :func:`format_replay` yields one block of lines per log record (the
+command prints them, pausing between blocks with ``--step``); every block starts with the
+record's line number, which is the event number ``ginref replay --at`` takes. Cards are shown
+with suit symbols (``10♦``) or letters (``TD``), red suits in red when colour is on
+(:class:`Style`).
+
+With a seat (``--seat N``) only what the referee sent that seat is shown, rebuilt with
+:func:`referee.engine.observation.observe` (see :func:`referee.timeline.seat_observation`): its own
+cards and requests, the opponent's public events (a card drawn from the stock stays hidden, so
+does a face-down knock discard), its own faults, and the public hand and match results.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from referee.engine.actions import (
+    Action,
+    BigGin,
+    ChooseDeal,
+    DeclareDead,
+    DefenderPlay,
+    Discard,
+    DrawDiscard,
+    DrawStock,
+    Knock,
+    Pass,
+)
+from referee.engine.cards import RANKS, SUIT_SYMBOLS, SUITS, Card, mask_of, sort_key
+from referee.engine.match import Event, HandOutcome, HandResult, Match, Phase
+from referee.engine.melds import min_deadwood
+from referee.engine.observation import Observation
+from referee.timeline import Step, Timeline, request_observation, seat_observation
+
+if TYPE_CHECKING:
+    from replays.ask import Answer as AskAnswer
+
+_RED = "\x1b[31m"
+_BOLD = "\x1b[1m"
+_DIM = "\x1b[2m"
+_RESET = "\x1b[0m"
+GUTTER = 7  # width of the line-number column, spaces included
+
+
+@dataclass(frozen=True, slots=True)
+class Style:
+    """How cards look: suit symbols or letters; ANSI colours or none."""
+
+    symbols: bool = True
+    color: bool = False
+
+    def bold(self, text: str) -> str:
+        """``text`` in bold when colour is on."""
+        return f"{_BOLD}{text}{_RESET}" if self.color else text
+
+    def dim(self, text: str) -> str:
+        """``text`` dimmed when colour is on."""
+        return f"{_DIM}{text}{_RESET}" if self.color else text
+
+
+PLAIN = Style(symbols=False, color=False)
+
+
+def card_text(card: Card, style: Style = PLAIN) -> str:
+    """One card: ``10♦`` (red when coloured) or ``TD``."""
+    rank, suit = RANKS[card % 13], card // 13
+    if not style.symbols:
+        return rank + SUITS[suit]
+    text = ("10" if rank == "T" else rank) + SUIT_SYMBOLS[suit]
+    if style.color and suit in (1, 2):
+        return f"{_RED}{text}{_RESET}"
+    return text
+
+
+def cards_text(cards: Iterable[Card], style: Style = PLAIN, *, sort: bool = True) -> str:
+    """Cards separated by spaces; sorted by suit then rank, two spaces between suits."""
+    items = sorted(cards, key=sort_key) if sort else list(cards)
+    if not items:
+        return "-"
+    parts: list[str] = []
+    for i, card in enumerate(items):
+        if i and sort and card // 13 != items[i - 1] // 13:
+            parts.append(" ")
+        parts.append(card_text(card, style))
+    return " ".join(parts).replace("   ", "  ")
+
+
+def meld_text(cards: Sequence[Card], style: Style = PLAIN) -> str:
+    """A meld in brackets, in its own order: ``[7♦ 7♥ 7♠]``."""
+    return "[" + " ".join(card_text(c, style) for c in cards) + "]"
+
+
+def action_text(action: Action, style: Style = PLAIN) -> str:
+    """An action in words: ``discard 10♦``, ``knock with K♠``, ``draw stock``."""
+    if isinstance(action, Discard):
+        return f"discard {card_text(action.card, style)}"
+    if isinstance(action, Knock):
+        melds = (
+            ""
+            if action.melds is None
+            else ": " + " ".join(meld_text(m, style) for m in action.melds)
+        )
+        return f"knock with {card_text(action.card, style)}{melds}"
+    if isinstance(action, BigGin):
+        melds = (
+            ""
+            if action.melds is None
+            else ": " + " ".join(meld_text(m, style) for m in action.melds)
+        )
+        return "big gin" + melds
+    if isinstance(action, DefenderPlay):
+        melds = " ".join(meld_text(m, style) for m in action.melds) or "no melds"
+        lay = " ".join(card_text(c, style) for c in action.layoffs) or "none"
+        return f"defend: {melds}; lay off {lay}"
+    if isinstance(action, ChooseDeal):
+        return "deal first" if action.deal else "let the other seat deal"
+    if isinstance(action, DrawStock | DrawDiscard | Pass | DeclareDead):
+        return str(action)
+    return str(action)  # pragma: no cover (every kind is handled above)
+
+
+def legal_text(actions: Sequence[Action], style: Style = PLAIN) -> str:
+    """The legal actions of a request, discards and knocks grouped."""
+    discards = [a.card for a in actions if isinstance(a, Discard)]
+    knocks = [a.card for a in actions if isinstance(a, Knock)]
+    parts: list[str] = []
+    if discards:
+        parts.append(f"discard any of {len(discards)}")
+    if knocks:
+        parts.append(
+            "knock with " + " ".join(card_text(c, style) for c in sorted(knocks, key=sort_key))
+        )
+    parts += [action_text(a, style) for a in actions if not isinstance(a, Discard | Knock)]
+    return ", ".join(parts) or "-"
+
+
+def seat_name(timeline: Timeline, seat: int | None, you: int | None = None) -> str:
+    """``seat 0 (greedy_bot)``; ``you`` for the viewing seat."""
+    if seat is None:
+        return "nobody"
+    if you is not None and seat == you:
+        return f"seat {seat} (you)"
+    return f"seat {seat} ({timeline.label(seat)})"
+
+
+def _gutter(line: int, style: Style) -> str:
+    return style.dim(f"{line:>{GUTTER - 2}}") + "  "
+
+
+_INDENT = " " * GUTTER
+
+
+def _phase_words(phase: Phase) -> str:
+    return {
+        Phase.CHOOSE_DEALER: "choice of dealer",
+        Phase.UPCARD_OFFER: "upcard offer",
+        Phase.DRAW: "draw",
+        Phase.DISCARD: "discard",
+        Phase.WALL: "the wall (two cards left)",
+        Phase.DEFENDER: "defence",
+        Phase.MATCH_OVER: "over",
+    }[phase]
+
+
+def event_text(event: Event, style: Style = PLAIN) -> str | None:
+    """An engine event in words (its card is None when hidden from the viewer)."""
+    card = None if event.card is None else card_text(event.card, style)
+    kind = event.kind
+    if kind == "take_upcard":
+        return f"takes the upcard {card}"
+    if kind == "draw_discard":
+        return f"takes the discard {card}"
+    if kind == "draw_stock":
+        return f"draws {card} from the stock" if card else "draws from the stock"
+    if kind == "discard":
+        return f"discards {card}"
+    if kind == "pass":
+        return "passes"
+    if kind == "declare_dead":
+        return "declares the hand dead"
+    if kind in ("knock", "gin", "big_gin"):
+        verb = {"knock": "knocks", "gin": "goes gin", "big_gin": "declares big gin"}[kind]
+        if kind == "big_gin" and card is None:
+            return verb
+        return f"{verb}, discarding {card} face down" if card else f"{verb} (discard face down)"
+    if kind == "defender_play":
+        return "declares melds and layoffs"
+    return None  # deal, hand_over: shown by the deal and result records
+
+
+def _think(record: dict[str, Any], style: Style) -> str:
+    think = record.get("think_ms")
+    if not isinstance(think, int | float) or isinstance(think, bool):
+        return ""
+    return style.dim(f"  ({think:.1f} ms)")
+
+
+def _hand_line(cards: Sequence[Card], style: Style) -> str:
+    return f"{cards_text(cards, style)}  (deadwood {min_deadwood(mask_of(cards))})"
+
+
+def _score(scores: Sequence[int]) -> str:
+    return f"{scores[0]}–{scores[1]}"
+
+
+def format_header(timeline: Timeline, style: Style = PLAIN, seat: int | None = None) -> list[str]:
+    """The match: id, rules, seed, seats."""
+    header = timeline.header
+    rules = timeline.rules
+    scope = "one hand" if rules.scope == "single_hand" else f"target {rules.target}"
+    extra = ", Hollywood" if rules.hollywood else ""
+    head = (
+        f"Match {header['match_id']}: {rules.profile_name} ({scope}{extra}), seed {timeline.seed}"
+    )
+    series = header.get("series", {})
+    if isinstance(series, dict) and series.get("length", 1) != 1:
+        head += f", match {series.get('match_number')} of {series.get('length')}"
+    lines = [_gutter(1, style) + style.bold(head)]
+    names = {
+        r["seat"]: f"{r['name']} {r['version']}".strip()
+        for r in timeline.log.of_type("connected")
+        if r["seat"] in (0, 1)
+    }
+    for s in (0, 1):
+        who = f"seat {s}: {timeline.label(s)}"
+        if s in names:
+            who += f" ({names[s]})"
+        if seat is not None:
+            who += "  <- you" if s == seat else ""
+        lines.append(_INDENT + who)
+    return lines
+
+
+def format_replay(
+    timeline: Timeline,
+    style: Style = PLAIN,
+    *,
+    seat: int | None = None,
+    hand: int | None = None,
+) -> Iterator[list[str]]:
+    """One block of lines per record shown, from the header (or hand ``hand``'s deal) on."""
+    yield format_header(timeline, style, seat)
+    started = hand is None
+    for step in timeline.steps:
+        if step.kind == "header":
+            continue
+        if not started:
+            if step.kind == "deal" and step.record["hand"] == hand:
+                started = True
+            else:
+                continue
+        block = format_step(timeline, step, style, seat)
+        if block:
+            yield block
+    if not timeline.complete:
+        yield [
+            _INDENT + f"(the log ends at line {timeline.last_line} without a match result: "
+            "the match was cut short)"
+        ]
+
+
+def format_step(
+    timeline: Timeline, step: Step, style: Style = PLAIN, seat: int | None = None
+) -> list[str]:
+    """The lines of one record; empty when ``seat`` was not sent anything about it."""
+    kind = step.kind
+    if kind == "connected":
+        if seat is not None:
+            return []
+        r = step.record
+        return [
+            _gutter(step.line, style) + f"seat {r['seat']} connected: {r['name']} {r['version']}"
+        ]
+    if kind == "connection_rejected":
+        if seat is not None:
+            return []
+        r = step.record
+        who = "unknown token" if r["seat"] is None else f"seat {r['seat']}"
+        return [
+            _gutter(step.line, style)
+            + f"connection refused ({who}): {r['code']} ({r['rule']}): {r['reason']}"
+        ]
+    if kind == "deal":
+        return _format_deal(timeline, step, style, seat)
+    if kind == "decision":
+        return _format_decision(timeline, step, style, seat)
+    if kind == "fault":
+        return _format_fault(timeline, step, style, seat)
+    if kind == "hand_result":
+        return _format_hand_result(timeline, step, style, seat)
+    if kind == "match_result":
+        return _format_match_result(timeline, step, style, seat)
+    return []
+
+
+def _format_deal(timeline: Timeline, step: Step, style: Style, seat: int | None) -> list[str]:
+    h = step.played
+    assert h is not None
+    obs = seat_observation(step, seat if seat is not None else 0)
+    head = (
+        f"══ Hand {h.number + 1} · dealer: {seat_name(timeline, h.dealer, seat)} · "
+        f"knock limit {h.limit} · score {_score(obs.scores)}"
+    )
+    lines = ["", _gutter(step.line, style) + style.bold(head)]
+    for s in (0, 1):
+        if seat is None or s == seat:
+            cards = seat_observation(step, s).hand
+            lines.append(_INDENT + f"{seat_name(timeline, s, seat)}: {_hand_line(cards, style)}")
+        else:
+            lines.append(_INDENT + f"{seat_name(timeline, s)}: {obs.opponent_hand_size} cards")
+    up = "none (eleven-card deal)" if h.upcard is None else card_text(h.upcard, style)
+    lines.append(_INDENT + f"upcard {up} · stock {h.stock_size}")
+    return lines
+
+
+def _format_decision(timeline: Timeline, step: Step, style: Style, seat: int | None) -> list[str]:
+    actor = step.record["seat"]
+    action = step.action
+    assert action is not None
+    lines: list[str] = []
+    gutter = _gutter(step.line, style)
+    if seat is not None and actor == seat:
+        asked = request_observation(step)
+        if asked is not None:
+            first, second = request_text(step, asked, style)
+            lines += [gutter + style.dim(first), _INDENT + style.dim(second)]
+            gutter = _INDENT
+    if seat is None:
+        h = step.played
+        events = [] if h is None else list(h.events[step.events_from :])
+    else:
+        events = list(seat_observation(step, seat).events[step.events_from :])
+    texts = [t for t in (event_text(e, style) for e in events) if t]
+    if not texts or isinstance(action, ChooseDeal):
+        texts = [_decision_words(step, action, style)]
+    who = seat_name(timeline, actor, seat)
+    # A seat is not told how long its opponent thought.
+    think = _think(step.record, style) if seat is None or actor == seat else ""
+    lines.append(gutter + f"{who} " + "; ".join(texts) + think)
+    if isinstance(action, Discard) and (seat is None or actor == seat):
+        holding = seat_observation(step, actor).hand
+        lines.append(_INDENT + "  " + style.dim("holds ") + _hand_line(holding, style))
+    return lines
+
+
+def _decision_words(step: Step, action: Action, style: Style) -> str:
+    if isinstance(action, ChooseDeal):
+        return "chooses to deal first" if action.deal else "chooses not to deal"
+    if isinstance(action, Pass):
+        before = step.before
+        if before.phase is Phase.WALL:
+            return "passes the last discard: the hand is dead"
+        pile = before.hand.pile if before.hand is not None else []
+        return f"passes the upcard {card_text(pile[-1], style)}" if pile else "passes"
+    if isinstance(action, DefenderPlay):
+        return "declares the defence: " + action_text(action, style)
+    return action_text(action, style)
+
+
+def request_text(step: Step, obs: Observation, style: Style = PLAIN) -> list[str]:
+    """The request a seat was sent, in two lines: phase and legal actions; hand, pile, stock."""
+    rid = step.record.get("request_id", "?")
+    pile = obs.discard_pile
+    count = "1 card" if len(pile) == 1 else f"{len(pile)} cards"
+    top = f"{card_text(pile[-1], style)} on top ({count})" if pile else "empty"
+    return [
+        f"request {rid} ({_phase_words(obs.phase)}) · legal: "
+        f"{legal_text(obs.legal_actions, style)}",
+        f"  hand {cards_text(obs.hand, style)} · discard pile {top} · stock {obs.stock_size}",
+    ]
+
+
+def _format_fault(timeline: Timeline, step: Step, style: Style, seat: int | None) -> list[str]:
+    r = step.record
+    if seat is not None and r["seat"] != seat:
+        return []
+    then = "a new request follows" if r["retry"] else "the seat forfeits the match"
+    text = (
+        f"FAULT {seat_name(timeline, r['seat'], seat)}: {r['kind']} ({r['rule']}): "
+        f"{r['reason']} -- {then}"
+    )
+    return [_gutter(step.line, style) + (style.bold(text) if style.color else text)]
+
+
+def format_showdown(
+    timeline: Timeline, result: HandResult, style: Style = PLAIN, you: int | None = None
+) -> list[str]:
+    """A finished hand: the knocker's melds and deadwood, the defender's melds, layoffs and
+    deadwood, who won how many points (or why the hand was dead), and the score."""
+    lines: list[str] = []
+    outcome = result.outcome
+    if outcome is HandOutcome.DEAD:
+        reason = (result.dead_reason or "").replace("_", " ")
+        lines.append(f"dead hand ({reason}): nobody scores")
+        for s in (0, 1):
+            lines.append(
+                f"  {seat_name(timeline, s, you)} held {cards_text(result.final_hands[s], style)}"
+            )
+    else:
+        knocker = result.knocker
+        arrangement = result.knocker_arrangement
+        assert knocker is not None and arrangement is not None
+        verb = {
+            HandOutcome.GIN: "gin",
+            HandOutcome.BIG_GIN: "big gin",
+        }.get(outcome, "knock")
+        if outcome in (HandOutcome.UNDERCUT, HandOutcome.PUSH):
+            verb = "knock"
+        discard = (
+            ""
+            if result.knock_discard is None
+            else f", discarding {card_text(result.knock_discard, style)} face down"
+        )
+        lines.append(f"{verb} by {seat_name(timeline, knocker, you)}{discard}")
+        melds = " ".join(meld_text(m.cards, style) for m in arrangement.melds) or "none"
+        lines.append(
+            f"  {seat_name(timeline, knocker, you)} melds {melds} · deadwood "
+            f"{cards_text(arrangement.deadwood, style)} = {result.knocker_deadwood}"
+        )
+        defender = result.defender
+        if defender is not None:
+            dmelds = " ".join(meld_text(m.cards, style) for m in defender.melds) or "none"
+            lays = ", ".join(
+                f"{card_text(c, style)} on {meld_text(arrangement.melds[i].cards, style)}"
+                for c, i in defender.layoffs
+            )
+            lines.append(
+                f"  {seat_name(timeline, 1 - knocker, you)} melds {dmelds}"
+                + (f" · lays off {lays}" if lays else " · lays off nothing")
+                + f" · deadwood {cards_text(defender.deadwood, style)} = {result.defender_deadwood}"
+            )
+        if outcome is HandOutcome.PUSH:
+            lines.append("  a tie: nobody scores (push)")
+        else:
+            how = {
+                HandOutcome.UNDERCUT: "undercut",
+                HandOutcome.KNOCK: "knock",
+                HandOutcome.GIN: "gin",
+                HandOutcome.BIG_GIN: "big gin",
+            }[outcome]
+            notes = ""
+            if result.doubled:
+                notes += ", doubled (spade upcard)"
+            if result.extra_boxes:
+                notes += f", {result.extra_boxes} extra boxes"
+            winner = seat_name(timeline, result.winner, you)
+            lines.append(f"  {winner} wins {result.points} points ({how}{notes})")
+    lines.append(f"  score {_score(result.scores_after)}")
+    return lines
+
+
+def _format_hand_result(
+    timeline: Timeline, step: Step, style: Style, seat: int | None
+) -> list[str]:
+    number = step.record["hand"]
+    head = _gutter(step.line, style) + style.bold(f"── Hand {number} result")
+    result = step.result
+    if result is None:
+        return [head, _INDENT + "recorded, but the engine has not finished this hand"]
+    return [head] + [_INDENT + line for line in format_showdown(timeline, result, style, seat)]
+
+
+def _format_match_result(
+    timeline: Timeline, step: Step, style: Style, seat: int | None
+) -> list[str]:
+    r = step.record
+    result = step.after.result
+    final = r["final"]
+    termination = {
+        "target": "target reached",
+        "single_hand": "one-hand match",
+        "hollywood": "all three Hollywood games settled",
+        "forfeit": "forfeit",
+    }.get(r["termination"], r["termination"])
+    if result is not None:
+        final = list(result.final)
+    winner = r["winner"] if result is None else result.winner
+    what = "no winner" if winner is None else f"{seat_name(timeline, winner, seat)} wins"
+    text = (
+        f"══ Result: {what}, {_score(final)} ({termination}), margin {r['margin']}, "
+        f"{r['hands_played']} hands dealt"
+    )
+    lines = ["", _gutter(step.line, style) + style.bold(text)]
+    forfeit = r.get("forfeit")
+    if isinstance(forfeit, dict):
+        who = (
+            "both seats"
+            if forfeit.get("seat") is None
+            else seat_name(timeline, forfeit["seat"], seat)
+        )
+        lines.append(
+            _INDENT + f"{who} forfeit: {forfeit.get('kind')} ({forfeit.get('rule')}): "
+            f"{forfeit.get('reason')}"
+        )
+    games = r.get("games")
+    if isinstance(games, list) and len(games) > 1:
+        for i, g in enumerate(games, start=1):
+            if isinstance(g, dict):
+                lines.append(
+                    _INDENT + f"game {i}: seat {g.get('winner')} wins, final "
+                    f"{_score(g.get('final', [0, 0]))}" + (" (shutout)" if g.get("shutout") else "")
+                )
+    return lines
+
+
+def format_position(timeline: Timeline, step: Step, style: Style = PLAIN) -> list[str]:
+    """The position of a recorded decision (or fault): the acting seat's request, the scores and
+    what was recorded there."""
+    obs = request_observation(step)
+    assert obs is not None
+    seat = obs.seat
+    before: Match = step.before
+    hand = "before the first deal" if before.hand is None else f"hand {before.hand.number + 1}"
+    lines = [
+        style.bold(
+            f"Position at line {step.line} ({hand}): {seat_name(timeline, seat)} to act, "
+            f"{_phase_words(obs.phase)}"
+        ),
+        f"  hand:          {_hand_line(obs.hand, style) if obs.hand else '-'}",
+        f"  discard pile:  {cards_text(obs.discard_pile, style, sort=False)}"
+        + ("  (top last)" if len(obs.discard_pile) > 1 else ""),
+        f"  stock:         {obs.stock_size} cards · opponent holds {obs.opponent_hand_size}"
+        + (f", known: {cards_text(obs.opponent_known, style)}" if obs.opponent_known else ""),
+        f"  score:         {_score(obs.scores)} · knock limit {obs.knock_limit}",
+        f"  legal:         {legal_text(obs.legal_actions, style)}",
+    ]
+    r = step.record
+    if step.kind == "decision" and step.action is not None:
+        lines.append(f"Recorded:        {action_text(step.action, style)}{_think(r, style)}")
+    elif step.kind == "fault":
+        lines.append(f"Recorded:        fault {r['kind']} ({r['rule']}): {r['reason']}")
+    return lines
+
+
+def format_answer(step: Step, command: str, answer: AskAnswer, style: Style = PLAIN) -> list[str]:
+    """What a live bot answered in a recorded position, and how it compares with the log."""
+    lines = [f"Asked:           {command}  ({answer.bot}, connected in {answer.connect_s:.2f} s)"]
+    if answer.action is None:
+        lines.append(
+            f"Answer:          malformed after {answer.think_ms:.1f} ms: {answer.malformed}"
+        )
+        return lines
+    text = f"Answer:          {action_text(answer.action, style)} in {answer.think_ms:.1f} ms"
+    if answer.illegal is not None:
+        lines.append(f"{text}: illegal here ({answer.illegal})")
+        return lines
+    same = step.kind == "decision" and step.action == answer.action
+    if step.kind == "decision":
+        text += ": legal; " + ("the same as recorded" if same else "not the recorded action")
+    else:
+        text += ": legal"
+    lines.append(text)
+    return lines

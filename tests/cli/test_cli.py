@@ -1,0 +1,94 @@
+"""The ginref command line, through click's CliRunner, and its pure formatting."""
+
+from __future__ import annotations
+
+import shlex
+import sys
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from ginref.cli import main
+from referee.replay_log import verify_file
+from tests.support.referee_helpers import TESTBOT
+
+pytestmark = pytest.mark.slow  # the command line playing real matches
+
+BOT = shlex.join([sys.executable, str(TESTBOT)])
+
+
+def run(*args: str) -> tuple[int, str]:
+    result = CliRunner().invoke(main, list(args))
+    return result.exit_code, result.output
+
+
+def test_match_prints_the_result_the_hands_and_the_log(tmp_path: Path) -> None:
+    code, out = run("match", BOT, BOT + " first", "--seed", "5", "--out", str(tmp_path))
+    assert code == 0, out
+    assert "Match " in out and "standard, seed 5" in out
+    assert " Hand  Dealer  Outcome" in out
+    assert "Result: seat 0 (testbot-play) wins" in out
+    log = next(line for line in out.splitlines() if line.startswith("Log: "))[5:]
+    assert Path(log).parent == tmp_path
+    verify_file(log)
+    assert "Bot output: " in out
+
+
+def test_profile_and_overrides_reach_the_match(tmp_path: Path) -> None:
+    code, out = run(
+        "match", BOT, BOT, "-p", "pagat", "--set", "target=30", "--seed", "2",
+        "--out", str(tmp_path),
+    )  # fmt: skip
+    assert code == 0, out
+    assert "pagat, seed 2" in out and "target reached" in out
+
+
+def test_a_forfeit_is_reported_not_raised(tmp_path: Path) -> None:
+    code, out = run(
+        "match", BOT + " illegal", BOT, "--seed", "1", "--out", str(tmp_path),
+    )  # fmt: skip
+    assert code == 0, out
+    assert "Forfeit: seat 0: illegal_action (R4.1)" in out
+
+
+def test_two_bots_that_cannot_start_both_forfeit(tmp_path: Path) -> None:
+    code, out = run(
+        "match", "/nonexistent/bot-a", "/nonexistent/bot-b", "--seed", "1", "--out", str(tmp_path),
+    )  # fmt: skip
+    assert code == 0, out
+    assert "Result: both seats forfeit, no winner; final score 0-0" in out
+    assert "wins" not in out
+    forfeits = [line for line in out.splitlines() if line.startswith("Forfeit: ")]
+    assert [line.split(":")[1].strip() for line in forfeits] == ["seat 0", "seat 1"]
+    assert all("not_connected (R11.5): could not start" in line for line in forfeits)
+    log = next(line for line in out.splitlines() if line.startswith("Log: "))[5:]
+    verify_file(log)
+
+
+def bad(*args: str) -> str:
+    code, out = run("match", *args)
+    assert code != 0
+    assert "Traceback" not in out
+    return out
+
+
+def test_bad_arguments_get_a_clear_error(tmp_path: Path) -> None:
+    out_dir = str(tmp_path)
+    assert "unknown profile 'nope'" in bad("a", "b", "--profile", "nope", "--out", out_dir)
+    assert "expected NAME=VALUE" in bad("a", "b", "--set", "target", "--out", out_dir)
+    assert "unknown rule parameter 'colour'" in bad("a", "b", "--set", "colour=red")
+    assert "target = 'x': expected a number" in bad("a", "b", "--set", "target=x")
+    assert "No closing quotation" in bad("python 'x", "b")
+    assert "must not be empty" in bad("", "b")
+    assert "move time must be positive" in bad("a", "b", "--move-time", "0")
+    assert "Invalid value for '--seed'" in bad("a", "b", "--seed", "-1")
+    assert "Missing argument 'BOT_B'" in bad("a")
+    assert list(tmp_path.iterdir()) == []  # nothing was started
+
+
+def test_help_lists_the_match_command() -> None:
+    code, out = run("--help")
+    assert code == 0 and "match" in out
+    code, out = run("match", "--help")
+    assert code == 0 and "GINREF_ADDRESS" in out and "--retries" in out

@@ -1,0 +1,509 @@
+"""ginref replay and ginref verify on real logs of real matches (greedy v random bot processes).
+
+The logs are played once per module under every profile and two rule sets no profile has
+(tests/replay_helpers.py). Tampered copies check that verify names the first event that differs;
+--ask puts the greedy bot back into recorded positions and must take the recorded action.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+import shlex
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from ginref.cli import main
+from referee.convert import EventEncoder, decision_request_pb
+from referee.engine.actions import ChooseDeal, Discard, DrawStock, Knock, action_to_dict
+from referee.engine.cards import card_str
+from referee.engine.match import Phase
+from referee.engine.observation import observe
+from referee.engine.rules import PROFILES, Rules
+from referee.series import run_match
+from referee.timeline import load_replay, request_observation, seat_observation
+from referee.wire import ginrummy_pb2 as pb
+from replays.ask import ask, position_at
+from replays.verify import check_file
+from replays.view import PLAIN, Style, card_text, cards_text, format_replay, legal_text
+from tests.support.referee_helpers import FAST, bot
+from tests.support.replay_helpers import (
+    CONFIGS,
+    GREEDY,
+    GREEDY_COMMAND,
+    RANDOM,
+    lines_of,
+    play_logs,
+    records_of,
+    write_lines,
+    write_records,
+)
+
+pytestmark = pytest.mark.slow  # logs of real matches, and live bots asked about them
+
+
+@pytest.fixture(scope="module")
+def logs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    return play_logs(tmp_path_factory.mktemp("logs"), CONFIGS)
+
+
+@pytest.fixture(scope="module")
+def standard(logs: dict[str, Path]) -> Path:
+    return logs["standard"]
+
+
+def run(*args: str, input: str | None = None) -> tuple[int, str]:
+    result = CliRunner().invoke(main, list(args), input=input)
+    assert "Traceback" not in result.output
+    return result.exit_code, result.output
+
+
+def first_line(records: list[dict[str, Any]], predicate: Any) -> int:
+    """The 1-based line of the first record matching ``predicate``."""
+    return next(i for i, r in enumerate(records, start=1) if predicate(r))
+
+
+# --- ginref replay ------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", list(CONFIGS))
+def test_a_replay_shows_every_event(name: str, logs: dict[str, Path]) -> None:
+    path = logs[name]
+    code, out = run("replay", str(path), "--ascii")
+    assert code == 0, out
+    shown = {int(m.group(1)) for m in re.finditer(r"^ {0,4}(\d+)  ", out, re.MULTILINE)}
+    assert shown == set(range(1, len(lines_of(path)) + 1))
+    records = records_of(path)
+    for number, record in enumerate(records, start=1):
+        line = next(x for x in out.splitlines() if re.match(rf"^ {{0,4}}{number}  ", x))
+        if record["type"] == "decision":
+            assert f"seat {record['seat']} (" in line
+            action = record["action"]
+            if action["kind"] == "discard":
+                assert f"discards {action['card']}" in line
+        elif record["type"] == "deal":
+            assert f"Hand {record['hand']} " in line
+        elif record["type"] == "hand_result":
+            assert f"Hand {record['hand']} result" in line
+    end = records[-1]
+    assert f"Result: seat {end['winner']} " in out
+    assert f"{end['final'][0]}–{end['final'][1]}" in out
+
+
+def test_the_showdown_shows_melds_layoffs_deadwood_and_the_score(logs: dict[str, Path]) -> None:
+    for path in logs.values():
+        timeline = load_replay(path)
+        text = "\n".join("\n".join(b) for b in format_replay(timeline, PLAIN))
+        for step in timeline.steps:
+            result = step.result
+            if result is None:
+                continue
+            assert f"score {result.scores_after[0]}–{result.scores_after[1]}" in text
+            if result.knocker_arrangement is not None:
+                for meld in result.knocker_arrangement.melds:
+                    assert "[" + " ".join(card_str(c) for c in meld.cards) + "]" in text
+                assert f"= {result.knocker_deadwood}" in text
+            if result.defender is not None:
+                for card, index in result.defender.layoffs:
+                    target = result.knocker_arrangement.melds[index].cards  # type: ignore[union-attr]
+                    shown = "[" + " ".join(card_str(c) for c in target) + "]"
+                    assert f"{card_str(card)} on {shown}" in text
+
+
+def test_seat_view_is_what_the_referee_sent(tmp_path: Path) -> None:
+    """Every DecisionRequest the referee wrote to seat 0 in a real match equals the one rebuilt
+    from the log with observe() and the converter, and the seat view shows only its cards."""
+    sent: dict[int, pb.DecisionRequest] = {}
+
+    def capture(seat: int, message: pb.RefereeMessage, hand: Any) -> None:
+        if seat == 0 and message.WhichOneof("kind") == "decision_request":
+            copy = pb.DecisionRequest()
+            copy.CopyFrom(message.decision_request)
+            sent[copy.request_id] = copy
+
+    outcome = run_match(GREEDY, RANDOM, Rules.profile("pagat"), 4, tmp_path, FAST, on_send=capture)
+    timeline = load_replay(outcome.log_path)
+    mine = [s for s in timeline.steps if s.kind == "decision" and s.record["seat"] == 0]
+    assert mine and len(mine) == len(sent)
+    for step in mine:
+        obs = request_observation(step)
+        assert obs is not None
+        rebuilt = decision_request_pb(obs, EventEncoder(0), step.record["request_id"], 0, 0, 0)
+        original = sent[step.record["request_id"]]
+        assert rebuilt.decision_request.observation == original.observation
+        assert list(rebuilt.decision_request.legal_actions) == list(original.legal_actions)
+
+    code, out = run("replay", str(outcome.log_path), "--seat", "0", "--ascii")
+    assert code == 0, out
+    for step in timeline.steps:
+        if step.kind != "decision" or step.action is None:
+            continue
+        line = next(x for x in out.splitlines() if "(" in x and x.startswith(f"{step.line:>5}"))
+        drawn = [e.card for e in step.played.events[step.events_from :] if e.kind == "draw_stock"]  # type: ignore[union-attr]
+        if isinstance(step.action, DrawStock) and drawn:
+            card = card_str(drawn[0])  # type: ignore[arg-type]
+            if step.record["seat"] == 0:
+                assert f"draws {card} from the stock" in out
+            else:
+                assert "draws from the stock" in line and card not in line
+    deals = [s for s in timeline.steps if s.kind == "deal"]
+    for deal in deals:
+        own = seat_observation(deal, 0).hand
+        assert cards_text(own, PLAIN) in out
+        other = seat_observation(deal, 1).hand
+        assert cards_text(other, PLAIN) not in out
+    assert "seat 0 (you)" in out and "seat 1 (random_bot): 10 cards" in out
+
+
+def test_hand_jumps_to_a_hand(logs: dict[str, Path]) -> None:
+    path = logs["oklahoma"]
+    records = records_of(path)
+    deal3 = first_line(records, lambda r: r["type"] == "deal" and r["hand"] == 3)
+    code, out = run("replay", str(path), "--hand", "3")
+    assert code == 0, out
+    numbers = [int(m.group(1)) for m in re.finditer(r"^ {0,4}(\d+)  ", out, re.MULTILINE)]
+    assert numbers[0] == 1 and numbers[1] == deal3  # the header, then hand 3 on
+    assert numbers[-1] == len(records)
+    assert "Hand 1 " not in out and "Hand 3 " in out
+
+
+def test_step_waits_for_a_key_between_events(standard: Path) -> None:
+    code, out = run("replay", str(standard), "--step", input="\n\nq\n")
+    assert code == 0, out
+    numbers = [int(m.group(1)) for m in re.finditer(r"^ {0,4}(\d+)  ", out, re.MULTILINE)]
+    # The header block, then two more events: the third key was q.
+    assert numbers == [1, 2, 3]
+    code, out = run("replay", str(standard), "--step", input="\nc\n")
+    assert code == 0 and "Result:" in out
+
+
+def test_cards_readably_with_symbols_and_colours() -> None:
+    ten_diamonds, king_spades = 22, 51
+    assert card_text(ten_diamonds, PLAIN) == "TD"
+    assert card_text(ten_diamonds, Style(symbols=True)) == "10♦"
+    assert card_text(ten_diamonds, Style(symbols=True, color=True)) == "\x1b[31m10♦\x1b[0m"
+    assert card_text(king_spades, Style(symbols=True, color=True)) == "K♠"
+    assert cards_text([51, 0, 22, 1], PLAIN) == "AC 2C  TD  KS"
+    assert legal_text([Discard(0), Discard(1), Knock(0), DrawStock()], PLAIN) == (
+        "discard any of 2, knock with AC, draw stock"
+    )
+
+
+def test_colour_when_asked(standard: Path) -> None:
+    code, out = run("replay", str(standard), "--color")
+    assert code == 0 and "\x1b[31m" in out and "♥" in out
+    code, out = run("replay", str(standard), "--no-color")
+    assert code == 0 and "\x1b[" not in out
+
+
+def test_an_incomplete_log_replays_as_far_as_it_goes(standard: Path, tmp_path: Path) -> None:
+    lines = lines_of(standard)
+    cut = write_lines(tmp_path / "cut.jsonl", lines[:30])
+    code, out = run("replay", str(cut))
+    assert code == 0
+    assert "the log ends at line 30 without a match result" in out
+
+
+def bad(*args: str) -> str:
+    code, out = run(*args)
+    assert code != 0
+    assert out.count("Error: ") == 1, out
+    return out
+
+
+def test_bad_input_gets_one_clear_error(standard: Path, tmp_path: Path) -> None:
+    log = str(standard)
+    lines = lines_of(standard)
+    missing = tmp_path / "missing.jsonl"
+    assert f"{missing}: cannot read it" in bad("replay", str(missing))
+    garbage = tmp_path / "garbage.jsonl"
+    garbage.write_text("hello\n")
+    assert f"{garbage}: line 1: not a ginref replay log" in bad("replay", str(garbage))
+    half = write_lines(tmp_path / "half.jsonl", [*lines[:20], lines[20][:40]])
+    assert f"{half}: line 21: not JSON" in bad("replay", str(half))
+    foreign = write_records(tmp_path / "foreign.jsonl", [{"name": "x", "value": 1}])
+    assert f"{foreign}: line 1: not a ginref replay log" in bad("replay", str(foreign))
+    binary = tmp_path / "binary.jsonl"
+    binary.write_bytes(b"\x89PNG\r\n\x1a\n\xff\xfe")
+    assert "not UTF-8" in bad("replay", str(binary))
+    assert "--hand 99: the log has hands 1 to" in bad("replay", log, "--hand", "99")
+    assert f"{log}: --at 9999: no such event" in bad("replay", log, "--at", "9999")
+    assert "line 1 is a header record, not a decision" in bad("replay", log, "--at", "1")
+    assert "--ask needs --at" in bad("replay", log, "--ask", "python bot.py")
+    assert "--at cannot be combined with --seat" in bad("replay", log, "--at", "5", "--seat", "0")
+    assert "--html cannot be combined with --step" in bad("replay", log, "--html", "x", "--step")
+    assert "not a valid integer" in bad("replay", log, "--at", "five")
+
+
+# --- ginref verify ------------------------------------------------------------------------------
+
+
+def test_verify_passes_untouched_logs_of_every_profile(logs: dict[str, Path]) -> None:
+    directory = logs["standard"].parent.parent
+    code, out = run("verify", str(directory))
+    assert code == 0, out
+    ok = [line for line in out.splitlines() if line.startswith("OK ")]
+    assert len(ok) == len(CONFIGS) and f"{len(CONFIGS)} of {len(CONFIGS)} logs agree" in out
+    profiles = {records_of(path)[0]["rules"]["profile_name"] for path in logs.values()}
+    assert profiles == set(PROFILES)
+
+
+def tampered(tmp_path: Path, source: Path, change: Any, name: str = "t.jsonl") -> Path:
+    records = records_of(source)
+    change(records)
+    return write_records(tmp_path / name, records)
+
+
+def fails_at(path: Path) -> tuple[int, str]:
+    """Verify one log through the CLI: it must fail; return the first problem's line, text."""
+    code, out = run("verify", str(path))
+    assert code == 1, out
+    assert out.startswith("FAIL  "), out
+    match = re.search(r"  line (\d+) \((\w+)\): (.*)$", out.splitlines()[0])
+    assert match is not None, out
+    return int(match.group(1)), match.group(3)
+
+
+def test_verify_names_an_altered_score(standard: Path, tmp_path: Path) -> None:
+    records = records_of(standard)
+    line = first_line(records, lambda r: r["type"] == "hand_result")
+
+    def change(rs: list[dict[str, Any]]) -> None:
+        rs[line - 1]["scores_after"][0] += 1
+
+    at, message = fails_at(tampered(tmp_path, standard, change))
+    assert at == line and "scores_after: recorded" in message and "engine" in message
+    end = len(records)
+
+    def change_final(rs: list[dict[str, Any]]) -> None:
+        rs[-1]["final"][1] += 10
+
+    at, message = fails_at(tampered(tmp_path, standard, change_final, "f.jsonl"))
+    assert at == end and "match result: final" in message
+
+
+def test_verify_names_an_altered_card(standard: Path, tmp_path: Path) -> None:
+    records = records_of(standard)
+    deal = first_line(records, lambda r: r["type"] == "deal")
+
+    def upcard(rs: list[dict[str, Any]]) -> None:
+        rs[deal - 1]["upcard"] = "AS" if rs[deal - 1]["upcard"] != "AS" else "AH"
+
+    at, message = fails_at(tampered(tmp_path, standard, upcard, "u.jsonl"))
+    assert at == deal and "upcard: recorded" in message
+
+    def deck(rs: list[dict[str, Any]]) -> None:
+        d = rs[deal - 1]["deck"]
+        d[3], d[40] = d[40], d[3]
+
+    at, message = fails_at(tampered(tmp_path, standard, deck, "d.jsonl"))
+    assert at == deal and "not the seed's" in message
+
+    # A discard changed to a card the player does not hold: refused on its own line.
+    discard = first_line(
+        records, lambda r: r["type"] == "decision" and r["action"]["kind"] == "discard"
+    )
+    timeline = load_replay(standard)
+    step = timeline.step_at(discard)
+    assert step is not None
+    held = set(observe(step.before, step.record["seat"]).hand)
+    foreign = next(c for c in range(52) if c not in held)
+
+    def action(rs: list[dict[str, Any]]) -> None:
+        rs[discard - 1]["action"] = action_to_dict(Discard(foreign))
+
+    at, message = fails_at(tampered(tmp_path, standard, action, "a.jsonl"))
+    assert at == discard and "refused" in message
+
+    result = first_line(records, lambda r: r["type"] == "hand_result")
+
+    def final_hand(rs: list[dict[str, Any]]) -> None:
+        hand = rs[result - 1]["final_hands"][1]
+        hand[0] = next(card_str(c) for c in range(52) if card_str(c) not in hand)
+
+    at, message = fails_at(tampered(tmp_path, standard, final_hand, "h.jsonl"))
+    assert at == result and "final_hands" in message
+
+
+def test_verify_names_a_removed_line(standard: Path, tmp_path: Path) -> None:
+    lines = lines_of(standard)
+    records = records_of(standard)
+    for kind in ("draw", "discard"):
+        line = [
+            i
+            for i, r in enumerate(records, start=1)
+            if r["type"] == "decision" and r["phase"] == kind
+        ][5]
+        path = write_lines(tmp_path / f"{kind}.jsonl", lines[: line - 1] + lines[line:])
+        at, _ = fails_at(path)
+        assert at == line  # the record that took its place
+    result = first_line(records, lambda r: r["type"] == "hand_result")
+    path = write_lines(tmp_path / "result.jsonl", lines[: result - 1] + lines[result:])
+    at, message = fails_at(path)
+    assert at == result and "no hand_result record" in message
+    path = write_lines(tmp_path / "end.jsonl", lines[:-1])
+    code, out = run("verify", str(path))
+    assert code == 1 and f"end of file (after line {len(lines) - 1})" in out
+    assert "ends before the match result" in out
+
+
+def test_verify_reports_truncated_foreign_and_unreadable_files(
+    standard: Path, tmp_path: Path
+) -> None:
+    lines = lines_of(standard)
+    half = write_lines(tmp_path / "half.jsonl", [*lines[:40], lines[40][:25]])
+    foreign = write_records(tmp_path / "foreign.jsonl", [{"type": "tournament", "n": 1}])
+    empty = tmp_path / "empty.jsonl"
+    empty.write_text("")
+    binary = tmp_path / "binary.jsonl"
+    binary.write_bytes(lines[0].encode() + b"\n\xff\xfe\xfd\n")
+    code, out = run(
+        "verify", str(half), str(foreign), str(empty), str(binary), str(tmp_path / "none"),
+        str(standard),
+    )  # fmt: skip
+    assert code == 1
+    shown = out.splitlines()
+    assert shown[0].startswith(f"FAIL  {half}  line 41: not JSON")
+    assert shown[1].startswith(f"FAIL  {foreign}  line 1: not a ginref replay log")
+    assert shown[2] == f"FAIL  {empty}  the file is empty: not a ginref replay log"
+    assert shown[3].startswith(f"FAIL  {binary}  line 2: not UTF-8")
+    assert shown[4].startswith(f"FAIL  {tmp_path / 'none'}  cannot read it")
+    assert shown[5].startswith(f"OK    {standard}")
+    assert shown[6] == "1 of 6 logs agree with the engine"
+
+
+@pytest.fixture(scope="module")
+def fault_logs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    """Logs of matches with faults: a forgiven illegal action, then a forfeit; a crash."""
+    out = tmp_path_factory.mktemp("faults")
+    retry = dataclasses.replace(FAST, retries=1)
+    rules = Rules.profile("standard")
+    return {
+        "retry": run_match(bot("illegal_once"), bot(), rules, 3, out / "retry", retry).log_path,
+        "illegal": run_match(bot("illegal"), bot(), rules, 3, out / "illegal", FAST).log_path,
+        "crash": run_match(bot(), bot("crash", 6), rules, 3, out / "crash", FAST).log_path,
+    }
+
+
+def test_verify_checks_faults(fault_logs: dict[str, Path], tmp_path: Path) -> None:
+    for path in fault_logs.values():
+        check = check_file(path)
+        assert check.ok, check.problems
+    path = fault_logs["illegal"]
+    records = records_of(path)
+    fault = first_line(records, lambda r: r["type"] == "fault")
+
+    def rule(rs: list[dict[str, Any]]) -> None:
+        rs[fault - 1]["rule"] = "R5.3"
+
+    at, message = fails_at(tampered(tmp_path, path, rule))
+    assert at == fault and "rule: recorded R5.3, engine R4.1" in message
+
+    lines = lines_of(path)
+    removed = write_lines(tmp_path / "nofault.jsonl", lines[: fault - 1] + lines[fault:])
+    at, message = fails_at(removed)
+    assert at == len(lines) - 1 and "no fault record" in message
+
+    retried = records_of(fault_logs["retry"])
+    first = first_line(retried, lambda r: r["type"] == "fault")
+    assert retried[first - 1]["retry"] is True
+
+    def no_retries(rs: list[dict[str, Any]]) -> None:
+        rs[0]["fault_policy"]["retries"] = 0
+
+    at, message = fails_at(tampered(tmp_path, fault_logs["retry"], no_retries, "r.jsonl"))
+    assert at == first and "the fault policy allows 0" in message
+
+
+_FIELD: st.SearchStrategy[Any] = st.sampled_from(
+    [None, 0, 1, -1, 7, 10**30, True, "", "AS", "TD", "x", [], {}, ["AS"], [[0, 1]], 2.5]
+)
+
+
+@settings(
+    max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(data=st.data())
+def test_verify_never_crashes_on_a_tampered_field(
+    standard: Path, tmp_path: Path, data: st.DataObject
+) -> None:
+    records = records_of(standard)
+    index = data.draw(st.integers(0, len(records) - 1))
+    key = data.draw(st.sampled_from(sorted(records[index])))
+    records[index][key] = data.draw(_FIELD)
+    path = write_records(tmp_path / "fuzz.jsonl", records)
+    check = check_file(path)  # never raises
+    assert isinstance(check.ok, bool)
+    code, _ = run("verify", str(path))
+    assert code in (0, 1)
+
+
+# --- ginref replay --ask ------------------------------------------------------------------------
+
+
+def greedy_positions(path: Path) -> list[int]:
+    """Lines of the greedy bot's decisions (seat 0): one of each phase, and its knocks."""
+    records = records_of(path)
+    chosen: dict[str, int] = {}
+    for number, r in enumerate(records, start=1):
+        if r["type"] == "decision" and r["seat"] == 0:
+            key = r["action"]["kind"] if r["action"]["kind"] in ("knock", "big_gin") else r["phase"]
+            chosen.setdefault(key, number)
+    return sorted(chosen.values())
+
+
+def test_ask_returns_the_action_the_greedy_bot_took(standard: Path) -> None:
+    timeline = load_replay(standard)
+    positions = greedy_positions(standard)
+    assert len(positions) >= 3
+    for line in positions:
+        step = position_at(timeline, line)
+        answer = ask(timeline, step, GREEDY)
+        assert answer.legal and answer.action == step.action, (line, answer)
+        assert 0 < answer.think_ms < 10_000
+        assert answer.bot.startswith("greedy-bot")
+
+
+def test_ask_from_the_command_line(logs: dict[str, Path]) -> None:
+    for name in ("oklahoma", "declared"):
+        path = logs[name]
+        line = greedy_positions(path)[-1]
+        code, out = run("replay", str(path), "--ask", GREEDY_COMMAND, "--at", str(line))
+        assert code == 0, out
+        assert f"Position at line {line} " in out and "seat 0 (greedy_bot) to act" in out
+        assert re.search(r"Answer: +.* in \d+\.\d ms: legal; the same as recorded", out), out
+
+
+def test_ask_in_the_choice_of_dealer(logs: dict[str, Path]) -> None:
+    """Before the first deal (no HandStart): greedy never chooses to deal (its rule 1)."""
+    timeline = load_replay(logs["declared"])
+    choose = next(
+        s for s in timeline.steps if s.kind == "decision" and s.before.phase is Phase.CHOOSE_DEALER
+    )
+    answer = ask(timeline, choose, GREEDY)
+    assert answer.legal and answer.action == ChooseDeal(False)
+    if choose.record["seat"] == 0:
+        assert answer.action == choose.action
+
+
+def test_ask_a_bot_that_does_not_answer(standard: Path) -> None:
+    line = greedy_positions(standard)[0]
+    crash = shlex.join([sys.executable, "-c", "import sys; print('bye'); sys.exit(3)"])
+    out = bad("replay", str(standard), "--ask", crash, "--at", str(line))
+    assert "exited with code 3 without connecting" in out and "bye" in out
+    missing = bad("replay", str(standard), "--ask", "/nonexistent/bot", "--at", str(line))
+    assert "could not start" in missing
+
+
+def test_position_without_ask_prints_the_recorded_position(standard: Path) -> None:
+    line = greedy_positions(standard)[0]
+    code, out = run("replay", str(standard), "--at", str(line), "--ascii")
+    assert code == 0, out
+    assert f"Position at line {line} (hand 1): seat 0 (greedy_bot) to act" in out
+    assert "Recorded:" in out and "legal:" in out and "Asked:" not in out

@@ -1,0 +1,181 @@
+"""ginref replay --html: the page of a real match, rendered by headless Chromium.
+
+Chromium is Debian's ``chromium`` package, installed by scripts/setup-browser (which
+scripts/test runs). A missing browser fails these tests: CI has one. Screenshots go to
+test-artifacts/ (git-ignored) for a person to look at.
+"""
+
+from __future__ import annotations
+
+import re
+import subprocess
+from html.parser import HTMLParser
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from ginref.cli import main
+from referee.engine.cards import card_str, cards_of, sort_key
+from referee.timeline import Step, Timeline, load_replay
+from tests.support.referee_helpers import ROOT
+from tests.support.replay_helpers import play_logs
+
+pytestmark = pytest.mark.slow  # real matches rendered by headless Chromium
+
+CHROMIUM = Path("/usr/bin/chromium")
+ARTIFACTS = ROOT / "test-artifacts"
+WATCHED = ("hand0", "hand1", "pile", "showdown", "showdown-knocker", "showdown-defender")
+
+
+class _Cards(HTMLParser):
+    """The data-card values and card backs inside each watched element, in document order."""
+
+    VOID = frozenset({"br", "img", "input", "meta", "link", "hr", "source", "wbr"})
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.stack: list[str | None] = []
+        self.cards: dict[str, list[str]] = {name: [] for name in WATCHED}
+        self.backs: dict[str, int] = dict.fromkeys(WATCHED, 0)
+        self.attrs: dict[str, dict[str, str | None]] = {}
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        a = dict(attrs)
+        ident = a.get("id")
+        if ident:
+            self.attrs[ident] = a
+        inside = [i for i in self.stack if i in WATCHED]
+        classes = (a.get("class") or "").split()
+        for name in inside:
+            if a.get("data-card"):
+                self.cards[name].append(str(a["data-card"]))
+            elif "back" in classes:
+                self.backs[name] += 1
+        if tag not in self.VOID:
+            self.stack.append(ident)
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag not in self.VOID and self.stack:
+            self.stack.pop()
+
+
+def dump_dom(page: Path, fragment: str, tmp_path: Path, screenshot: str | None = None) -> _Cards:
+    """Load ``page#fragment`` in headless Chromium (its script runs) and parse the DOM."""
+    if not CHROMIUM.exists():
+        pytest.fail(f"{CHROMIUM} is missing: run scripts/setup-browser (apt-get install chromium)")
+    flags = [
+        str(CHROMIUM),
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        "--no-first-run",
+        f"--user-data-dir={tmp_path / 'chromium-profile'}",
+        "--window-size=1400,1000",
+    ]
+    url = f"{page.resolve().as_uri()}#{fragment}"
+    if screenshot is not None:
+        ARTIFACTS.mkdir(exist_ok=True)
+        shot = ARTIFACTS / screenshot
+        shot.unlink(missing_ok=True)
+        subprocess.run(
+            [*flags, f"--screenshot={shot}", url], capture_output=True, timeout=120, check=True
+        )
+        assert shot.exists() and shot.stat().st_size > 10_000
+    done = subprocess.run(
+        [*flags, "--dump-dom", url], capture_output=True, text=True, timeout=120, check=True
+    )
+    parser = _Cards()
+    parser.feed(done.stdout)
+    assert "body" in done.stdout and parser.attrs, done.stderr[-2000:]
+    return parser
+
+
+@pytest.fixture(scope="module")
+def log_path(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    logs = play_logs(tmp_path_factory.mktemp("html"), {"standard": ("standard", {})}, seed=21)
+    return logs["standard"]
+
+
+@pytest.fixture(scope="module")
+def timeline(log_path: Path) -> Timeline:
+    return load_replay(log_path)
+
+
+@pytest.fixture(scope="module")
+def page(log_path: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("page") / "match.html"
+    result = CliRunner().invoke(main, ["replay", str(log_path), "--html", str(out)])
+    assert result.exit_code == 0, result.output
+    assert f"Wrote {out}" in result.output
+    return out
+
+
+def sorted_codes(mask: int) -> list[str]:
+    return [card_str(c) for c in sorted(cards_of(mask), key=sort_key)]
+
+
+def mid_hand(timeline: Timeline) -> Step:
+    """A discard in the middle of the first hand: both hands and the pile are non-trivial."""
+    discards = [
+        s
+        for s in timeline.steps
+        if s.kind == "decision" and s.hand == 1 and s.record["action"]["kind"] == "discard"
+    ]
+    return discards[len(discards) // 2]
+
+
+def test_the_page_is_self_contained(page: Path) -> None:
+    text = page.read_text(encoding="utf-8")
+    assert not re.search(r"""(src|href)\s*=\s*["'](?!#)""", text)
+    assert "<link" not in text and "@import" not in text and "url(" not in text
+    assert "http://" not in text and "https://" not in text
+
+
+def test_a_known_position_shows_the_right_cards(
+    page: Path, timeline: Timeline, tmp_path: Path
+) -> None:
+    step = mid_hand(timeline)
+    hand = step.played
+    assert hand is not None
+    dom = dump_dom(page, f"line={step.line}", tmp_path, screenshot=f"replay-line-{step.line}.png")
+    assert dom.attrs["hand0"] is not None
+    assert dom.cards["hand0"] == sorted_codes(hand.hands[0])
+    assert dom.cards["hand1"] == sorted_codes(hand.hands[1])
+    assert dom.cards["pile"] == [card_str(c) for c in hand.pile[-8:]]
+    discarded = step.record["action"]["card"]
+    assert dom.cards["pile"][-1] == discarded
+    assert discarded not in dom.cards[f"hand{step.record['seat']}"]
+
+
+def test_the_viewer_chooses_whose_cards_are_shown(
+    page: Path, timeline: Timeline, tmp_path: Path
+) -> None:
+    step = mid_hand(timeline)
+    hand = step.played
+    assert hand is not None
+    dom = dump_dom(page, f"line={step.line}&show=0", tmp_path)
+    assert dom.cards["hand0"] == sorted_codes(hand.hands[0])
+    assert dom.cards["hand1"] == [] and dom.backs["hand1"] == hand.hands[1].bit_count()
+
+
+def test_the_showdown_shows_melds_layoffs_and_deadwood(
+    page: Path, timeline: Timeline, tmp_path: Path
+) -> None:
+    step = next(s for s in timeline.steps if s.result is not None and s.result.knocker is not None)
+    result = step.result
+    assert result is not None and result.knocker_arrangement is not None
+    dom = dump_dom(page, f"line={step.line}", tmp_path, screenshot="replay-showdown.png")
+    knocker = [card_str(c) for m in result.knocker_arrangement.melds for c in m.cards]
+    laid = [card_str(c) for c, _ in result.defender.layoffs] if result.defender else []
+    deadwood = sorted(result.knocker_arrangement.deadwood, key=sort_key)
+    assert sorted(dom.cards["showdown-knocker"]) == sorted(
+        knocker + laid + [card_str(c) for c in deadwood]
+    )
+    assert result.defender is not None
+    defender = [card_str(c) for m in result.defender.melds for c in m.cards]
+    defender += [card_str(c) for c in result.defender.deadwood]
+    assert sorted(dom.cards["showdown-defender"]) == sorted(defender)

@@ -1,0 +1,405 @@
+"""Tournament files, the schedule and the standings arithmetic (no bot processes here)."""
+
+from __future__ import annotations
+
+import itertools
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from referee.engine.match import Match
+from referee.engine.rules import Rules
+from tournaments.config import (
+    TournamentConfig,
+    TournamentFileError,
+    load_default,
+    load_file,
+    parse_text,
+)
+from tournaments.records import FaultRow, Forfeit, HandRow, MatchRecord
+from tournaments.schedule import (
+    build_schedule,
+    first_decider,
+    make_jobs,
+    pairings,
+)
+from tournaments.standings import bradley_terry, compute_standings, duplicate_pairings
+
+BOTS = """
+[[bots]]
+name = "a"
+command = "{python} -m sample_bots.greedy_bot"
+
+[[bots]]
+name = "b"
+command = ["prog", "--flag"]
+env = { SEED = "1", N = 2 }
+
+[[bots]]
+name = "c"
+command = "{python} -m sample_bots.random_bot"
+"""
+
+
+def parse(text: str) -> TournamentConfig:
+    return parse_text(textwrap.dedent(text), "t.toml", Path.cwd())
+
+
+def error(text: str) -> str:
+    with pytest.raises(TournamentFileError) as info:
+        parse(text)
+    return str(info.value)
+
+
+# --- files ------------------------------------------------------------------------------------
+
+
+def test_the_embedded_default_is_a_round_robin_of_the_sample_bots() -> None:
+    config = load_default()
+    assert config.format == "round-robin" and config.profile == "standard"
+    assert len(config.bots) >= 2 and config.seed is not None
+    assert all("sample_bots" in " ".join(b.command) for b in config.bots)
+
+
+def test_a_full_file_is_read() -> None:
+    config = parse_text(
+        textwrap.dedent(
+            """
+            name = "full"
+            format = "gauntlet"
+            challengers = ["a"]
+            matches = 4
+            rounds = 2
+            duplicate = true
+            seed = 7
+            concurrency = 3
+            processes = "keep"
+            recover = false
+            out = "somewhere"
+            [rules]
+            profile = "pagat"
+            [rules.set]
+            target = 50
+            [time]
+            move_time = 2
+            bank = 0
+            connect_timeout = 5.5
+            [faults]
+            retries = 1
+            """
+        )
+        + BOTS,
+        "t.toml",
+        Path.cwd(),
+    )
+    assert (config.format, config.challengers, config.matches, config.rounds) == (
+        "gauntlet",
+        ("a",),
+        4,
+        2,
+    )
+    assert config.duplicate and config.seed == 7 and config.concurrency == 3
+    assert config.processes == "keep" and not config.recover
+    assert config.rules.profile_name == "pagat" and config.rules.target == 50
+    assert config.options.move_time == 2.0 and config.options.bank == 0.0
+    assert config.options.retries == 1
+    assert config.bot("b").command == ("prog", "--flag")
+    assert dict(config.bot("b").env) == {"SEED": "1", "N": "2"}
+    assert config.bot("a").command[1:] == ("-m", "sample_bots.greedy_bot")
+    assert str(config.out_dir) == "somewhere"
+
+
+def test_bad_files_name_the_key_and_the_line() -> None:
+    out = error("name = 'x'\nmatches = \n" + BOTS)
+    assert out.startswith("t.toml:2: not valid TOML: Invalid value")
+    out = error("name = 'x'\nmatchs = 3\n" + BOTS)
+    assert out.startswith("t.toml:2: matchs: unknown key (did you mean 'matches'?)")
+    assert error("matches = 'six'\n" + BOTS).startswith(
+        "t.toml:1: matches: expected a whole number, got 'six'"
+    )
+    assert error("matches = 0\n" + BOTS).startswith("t.toml:1: matches: must be at least 1")
+    assert error("format = 'swiss'\n" + BOTS).startswith("t.toml:1: format: 'swiss' is not one of")
+    assert error("duplicate = 1\n" + BOTS).startswith("t.toml:1: duplicate: expected true or false")
+    assert "t.toml:3: rules.set.colour: unknown rule parameter 'colour'" in error(
+        "[rules]\n[rules.set]\ncolour = 'red'\n" + BOTS
+    )
+    assert "t.toml:4: rules.set.target: target = 'x': expected a number" in error(
+        "[rules]\nprofile = 'pagat'\n[rules.set]\ntarget = 'x'\n" + BOTS
+    )
+    assert error("[rules]\nprofile = 'nope'\n" + BOTS).startswith(
+        "t.toml:2: rules.profile: unknown profile 'nope'"
+    )
+    assert error("[time]\nmove_time = 0\n" + BOTS).startswith(
+        "t.toml:2: time.move_time: must be positive"
+    )
+    assert error("[time]\nmove_tim = 1\n" + BOTS).startswith(
+        "t.toml:2: time.move_tim: unknown key (did you mean 'move_time'?)"
+    )
+    assert error("[faults]\nretries = -1\n" + BOTS).startswith(
+        "t.toml:2: faults.retries: must not be negative"
+    )
+    # Bots are counted from 1 in messages.
+    assert error(BOTS + '\n[[bots]]\nname = "d"\n').startswith(
+        "t.toml:15: bots[4]: missing key 'command'"
+    )
+    assert error(BOTS.replace('["prog", "--flag"]', '""')).startswith(
+        "t.toml:8: bots[2].command: must not be empty"
+    )
+    assert error(BOTS.replace('["prog", "--flag"]', '"python \'x"')).startswith(
+        "t.toml:8: bots[2].command: cannot split"
+    )
+    assert error(BOTS.replace("N = 2", "N = true")).startswith(
+        "t.toml:9: bots[2].env.N: expected a string, got True"
+    )
+    assert error(BOTS.replace('name = "c"', 'name = "a"')).startswith(
+        "t.toml:12: bots[3].name: another bot is already called 'a'"
+    )
+    assert error(BOTS.replace('name = "c"', 'name = "c d"')).startswith(
+        "t.toml:12: bots[3].name: 'c d': use 1 to 40 letters"
+    )
+    assert error(BOTS.replace('name = "c"', 'name = "c"\ncwd = "no/such/dir"')).startswith(
+        "t.toml:13: bots[3].cwd: 'no/such/dir' is not a directory"
+    )
+    assert error(BOTS.replace('name = "c"', 'name = "c"\ncolour = 1')).startswith(
+        "t.toml:13: bots[3].colour: unknown key"
+    )
+    assert error("seed = 1\n").startswith("t.toml: no bots")
+    assert error("duplicate = true\nmatches = 3\n" + BOTS).startswith(
+        "t.toml:1: duplicate: duplicate deals play every deal twice"
+    )
+    assert error("format = 'gauntlet'\n" + BOTS).startswith(
+        "t.toml:1: format: a gauntlet needs at least one challenger"
+    )
+    assert error("challengers = ['z']\n" + BOTS).startswith(
+        "t.toml:1: challengers[1]: 'z' is not one of the bots"
+    )
+    assert "at least two bots" in error('[[bots]]\nname = "a"\ncommand = "x"\n')
+
+
+def test_a_sub_table_of_a_bot_is_located() -> None:
+    text = BOTS.replace('env = { SEED = "1", N = 2 }', '[bots.env]\nSEED = "1"\nN = []')
+    assert error(text).startswith("t.toml:11: bots[2].env.N: expected a string")
+
+
+def test_a_missing_or_unreadable_file(tmp_path: Path) -> None:
+    with pytest.raises(TournamentFileError, match="cannot read the tournament file"):
+        load_file(tmp_path / "none.toml")
+    (tmp_path / "bad.toml").write_bytes(b"\xff\xfe")
+    with pytest.raises(TournamentFileError, match="not UTF-8"):
+        load_file(tmp_path / "bad.toml")
+
+
+def test_a_bot_cwd_is_relative_to_the_file(tmp_path: Path) -> None:
+    (tmp_path / "bots").mkdir()
+    (tmp_path / "t.toml").write_text(BOTS.replace('name = "c"', 'name = "c"\ncwd = "bots"'))
+    config = load_file(tmp_path / "t.toml")
+    assert config.bot("c").cwd == str((tmp_path / "bots").resolve())
+
+
+def test_command_line_changes_are_validated() -> None:
+    config = parse(BOTS)
+    assert config.with_changes(matches=4, duplicate=True).duplicate
+    with pytest.raises(Exception, match="must be even"):
+        config.with_changes(matches=3, duplicate=True)
+    with pytest.raises(Exception, match="challenger 'z'"):
+        config.with_changes(challengers=("z",))
+
+
+# --- the schedule -----------------------------------------------------------------------------
+
+
+def config_of(extra: str = "") -> TournamentConfig:
+    return parse(extra + BOTS)
+
+
+def test_formats_give_the_right_pairings() -> None:
+    assert pairings(config_of()) == [("a", "b"), ("a", "c"), ("b", "c")]
+    gauntlet = config_of("format = 'gauntlet'\nchallengers = ['b']\n")
+    assert pairings(gauntlet) == [("b", "a"), ("b", "c")]
+    double = config_of("format = 'double-round-robin'\nmatches = 2\n")
+    specs = build_schedule(double, 1)
+    assert len(specs) == 3 * 2 * 2 and {s.round for s in specs} == {1, 2}
+
+
+@pytest.mark.parametrize("profile", ["standard", "pagat", "openspiel"])
+def test_seats_and_first_dealer_are_balanced_in_every_pairing(profile: str) -> None:
+    config = config_of(f"matches = 8\n[rules]\nprofile = '{profile}'\n")
+    rules = config.rules
+    specs = build_schedule(config, 99)
+    assert len({s.key for s in specs}) == len(specs) == 24
+    for x, y in pairings(config):
+        mine = [s for s in specs if s.pairing == (x, y)]
+        assert sum(s.seats[0] == x for s in mine) == 4
+        if rules.first_dealer in ("seat0", "seat1"):
+            continue  # a fixed seat deals: balanced by the seat swap alone
+        dealers = [s.seats[first_decider(rules, s.seed)] for s in mine]
+        assert dealers.count(x) == 4
+        combos = {(s.seats[0] == x, d == x) for s, d in zip(mine, dealers, strict=True)}
+        assert len(combos) == 4  # each seat with each first dealer
+
+
+def test_seeds_derive_from_the_master_seed_alone() -> None:
+    config = config_of("matches = 4\n")
+    first = build_schedule(config, 5)
+    assert first == build_schedule(config, 5)
+    assert [s.seed for s in first] != [s.seed for s in build_schedule(config, 6)]
+    # Game k of every pairing plays the same deal.
+    by_game: dict[int, set[int]] = {}
+    for s in first:
+        by_game.setdefault(s.game, set()).add(s.seed)
+    assert all(len(seeds) == 1 for seeds in by_game.values())
+
+
+def test_duplicate_pairs_share_a_seed_and_swap_seats_so_each_bot_gets_the_others_cards() -> None:
+    config = config_of("duplicate = true\nmatches = 6\n")
+    rules = config.rules
+    specs = [s for s in build_schedule(config, 3) if s.pairing == ("a", "b")]
+    assert len(specs) == 6
+    for first, second in zip(specs[::2], specs[1::2], strict=True):
+        assert first.deal == second.deal and first.seed == second.seed
+        assert second.seats == (first.seats[1], first.seats[0])
+        one, two = Match(rules, first.seed), Match(rules, second.seed)
+        for bot in ("a", "b"):
+            # The cards bot a held in one match are the cards bot b holds in the other.
+            other = "b" if bot == "a" else "a"
+            held = one.hand.hands[first.seats.index(bot)]
+            assert held == two.hand.hands[second.seats.index(other)]
+            assert one.hand.dealer == two.hand.dealer
+    # The first dealer's seat alternates between deal pairs.
+    assert [first_decider(rules, s.seed) for s in specs[::2]] == [0, 1, 0]
+
+
+def test_jobs_keep_a_pairing_series_together_with_alternating_seats() -> None:
+    config = config_of("matches = 4\nrounds = 2\n")
+    specs = build_schedule(config, 1)
+    fresh = make_jobs(specs, keep=False)
+    assert len(fresh) == len(specs) and all(len(j.matches) == 1 for j in fresh)
+    kept = make_jobs(specs, keep=True)
+    assert len(kept) == 3 * 2  # a series per pairing and round
+    for job in kept:
+        seats = [m.seats for m in job.matches]
+        assert all(b == (a[1], a[0]) for a, b in itertools.pairwise(seats))
+    # A series missing a match in the middle is split where the seats stop alternating.
+    first = kept[0].matches
+    split = make_jobs([first[0], first[1], first[3]], keep=True)
+    assert [len(j.matches) for j in split] == [2, 1]
+    assert len({j.key for j in make_jobs(specs, keep=True)}) == len(kept)
+    # Fewer series than lanes: the series are halved to keep every lane busy.
+    one_pairing = [s for s in specs if s.pairing == ("a", "b") and s.round == 1]
+    halves = make_jobs(one_pairing, keep=True, lanes=2)
+    assert [[m.game for m in j.matches] for j in halves] == [[1, 2], [3, 4]]
+    assert len(make_jobs(one_pairing, keep=True, lanes=9)) == 4
+
+
+def test_rules_overrides_change_the_schedule_identity() -> None:
+    one = config_of()
+    two = config_of("[rules]\n[rules.set]\ntarget = 50\n")
+    assert one.identity() != two.identity()
+    assert Rules.profile("standard").first_dealer == "random"
+
+
+# --- standings --------------------------------------------------------------------------------
+
+
+def record(
+    key: str,
+    seats: tuple[str, str],
+    winner: int | None,
+    final: tuple[int, int],
+    *,
+    deal: int = 1,
+    seed: int = 1,
+    hands: tuple[HandRow, ...] = (),
+    faults: tuple[FaultRow, ...] = (),
+    forfeit: Forfeit | None = None,
+) -> MatchRecord:
+    return MatchRecord(
+        key=key,
+        seats=seats,
+        seed=seed,
+        deal=deal,
+        match_id=key,
+        termination="forfeit" if forfeit else "target",
+        winner=winner,
+        final=final,
+        margin=abs(final[0] - final[1]),
+        hands_played=len(hands),
+        forfeit=forfeit,
+        hands=hands,
+        faults=faults,
+        decisions=(10, 12),
+        think_ms=(5.0, 24.0),
+        log_path="x.jsonl",
+        log_sha256="0" * 64,
+        log_bytes=1,
+        started="2026-01-01T00:00:00Z",
+    )
+
+
+def test_standings_count_everything_from_each_bots_seat() -> None:
+    hands = (
+        HandRow(1, 0, "gin", 0, 30, 0),
+        HandRow(2, 1, "undercut", 1, 27, 0),
+        HandRow(3, 0, "dead", None, 0, None),
+        HandRow(4, 1, "knock", 0, 50, 0),
+    )
+    crash = FaultRow(0, "crashed", "R11.5", "exit 3", False, 1)
+    crashed = Forfeit(0, "crashed", "R11.5", "exit 3")
+    both = Forfeit(None, "not_connected", "R11.5", "neither connected")
+    records = [
+        record("a.b.001", ("a", "b"), 0, (80, 27), hands=hands),
+        record("a.b.002", ("b", "a"), 1, (0, 0), faults=(crash,), forfeit=crashed),
+        record("a.b.003", ("a", "b"), None, (0, 0), forfeit=both),
+    ]
+    s = compute_standings("t", ["a", "b"], records, 4, ratings=False)
+    a, b = (next(x for x in s.bots if x.name == n) for n in "ab")
+    # Both seats forfeited the third match: a loss for each, no point.
+    assert (a.rank, a.matches, a.wins, a.losses, a.draws, a.points) == (1, 3, 2, 1, 0, 2.0)
+    assert (b.matches, b.wins, b.losses, b.draws, b.points) == (3, 0, 3, 0, 0.0)
+    assert (a.score_for, a.score_against) == (80, 27)
+    assert (a.hand_points_for, a.hand_points_against, a.hands_won, a.hands) == (80, 27, 2, 4)
+    assert (a.gins, a.knocks, a.undercuts, b.undercuts, b.hands_won) == (1, 1, 0, 1, 1)
+    assert b.faults["crashed"] == 1 and b.fault_total == 1 and a.fault_total == 0
+    assert (a.forfeits, b.forfeits) == (1, 2)  # both forfeited the third match
+    assert a.decisions == 10 + 12 + 10 and a.think_ms == pytest.approx(5 + 24 + 5)
+    h = s.head_to_head[("a", "b")]
+    assert (h.wins, h.draws, h.losses, h.points) == (2, 0, 1, 2.0)
+    drawn = record("a.b.004", ("a", "b"), None, (0, 0))  # nobody won, nobody at fault
+    tied = compute_standings("t", ["a", "b"], [drawn], 1, ratings=False)
+    assert [(x.draws, x.points) for x in tied.bots] == [(1, 0.5), (1, 0.5)]
+    assert s.done == 3 and s.total == 4
+
+
+def test_bradley_terry_orders_the_bots_and_gives_intervals() -> None:
+    games = [("a", "b", 1.0)] * 8 + [("a", "b", 0.0)] * 2
+    games += [("b", "c", 1.0)] * 7 + [("b", "c", 0.0)] * 3 + [("a", "c", 1.0)] * 9
+    games += [("c", "a", 1.0)] * 1
+    ratings = bradley_terry(["a", "b", "c"], games)
+    (ea, la, ha), (eb, lb, hb), (ec, lc, hc) = ratings["a"], ratings["b"], ratings["c"]
+    assert ea > eb > ec
+    assert abs(ea + eb + ec) < 0.5  # centred on the field
+    assert la < ea < ha and lb < eb < hb and lc < ec < hc
+    # A bot that wins everything still gets a finite rating (the prior's virtual draws).
+    sweep = bradley_terry(["x", "y"], [("x", "y", 1.0)] * 6)
+    assert 0 < sweep["x"][0] < 1000 and sweep["x"][0] == -sweep["y"][0]
+    assert bradley_terry(["x", "y"], []) == {}
+
+
+def test_duplicate_pairs_are_paired_totals() -> None:
+    records = [
+        record("a.b.001", ("a", "b"), 0, (100, 20), deal=1, seed=5),
+        record("a.b.002", ("b", "a"), 0, (100, 40), deal=1, seed=5),
+        record("a.b.003", ("a", "b"), 0, (110, 0), deal=2, seed=6),
+        record("a.b.004", ("b", "a"), 1, (30, 120), deal=2, seed=6),
+        record("a.b.005", ("a", "b"), 1, (10, 100), deal=3, seed=7),
+    ]
+    (d,) = duplicate_pairings(records)
+    assert (d.x, d.y, len(d.pairs), d.unpaired_matches) == ("a", "b", 2, 1)
+    first, second = d.pairs
+    assert (first.x_points, first.y_points, first.x_score, first.y_score) == (1.0, 1.0, 140, 120)
+    assert (second.x_points, second.x_score, second.y_score) == (2.0, 230, 30)
+    assert (d.x_pair_wins, d.split, d.y_pair_wins) == (1, 1, 0)
+    assert d.mean_diff == pytest.approx(((140 - 120) / 2 + (230 - 30) / 2) / 2)
+    assert d.paired_ci is not None and d.unpaired_ci is not None and d.mean_diff is not None
+    assert d.paired_ci[0] < d.mean_diff < d.paired_ci[1]
