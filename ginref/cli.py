@@ -9,6 +9,7 @@ status, never as a traceback.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import secrets
 import signal
 import sys
@@ -16,7 +17,9 @@ from pathlib import Path
 
 import click
 
+from referee.bots.confine import Confinement
 from referee.bots.limits import LIMIT_KEYS, Limits
+from referee.bots.sandbox import SANDBOX_MODES, SandboxMode, SandboxSettings
 from referee.bots.spec import BotSpec
 from referee.engine.rules import PROFILES, Rules, parse_assignments
 from referee.errors import GinRefError
@@ -132,6 +135,13 @@ def main() -> None:
     metavar="NAME=VALUE",
     help=f"A resource limit of each bot (repeatable; 0: none): {', '.join(LIMIT_KEYS)}.",
 )
+@click.option(
+    "--sandbox",
+    type=click.Choice(SANDBOX_MODES),
+    default=None,
+    help="bwrap (the default): each bot in a sandbox of its own (docs/security.md); none: "
+    "unsandboxed, only for bots you trust.",
+)
 def match_command(
     bot_a: str,
     bot_b: str,
@@ -144,6 +154,7 @@ def match_command(
     connect_timeout: float,
     retries: int,
     limit_items: tuple[str, ...],
+    sandbox: str | None,
 ) -> None:
     """Play one match between two bots and print the result.
 
@@ -160,13 +171,28 @@ def match_command(
             connect_timeout=connect_timeout,
             retries=retries,
             limits=Limits().with_keys(parse_assignments(limit_items)),
+            sandbox=SandboxSettings(mode="none" if sandbox == "none" else "bwrap"),
         ).validate()
         if seed is None:
             seed = secrets.randbelow(2**31)
-        outcome = run_match(bots[0], bots[1], rules, seed, out_dir, options)
+        confinement = _confinement(options.sandbox, [Path(out_dir)])
+        try:
+            outcome = run_match(
+                bots[0], bots[1], rules, seed, out_dir, options, confinement=confinement
+            )
+        finally:
+            confinement.close()
     except GinRefError as exc:
         raise click.ClickException(str(exc)) from None
     click.echo(format_match_outcome(outcome))
+
+
+def _confinement(settings: SandboxSettings, protected: list[Path]) -> Confinement:
+    """The run's confinement; its warnings (no sandbox, no cgroups) go to stderr."""
+    confinement = Confinement.prepare(settings, protected)
+    for warning in confinement.warnings:
+        click.echo(f"Warning: {warning}", err=True)
+    return confinement
 
 
 # --- tournaments ------------------------------------------------------------------------------
@@ -245,6 +271,13 @@ def match_command(
     "runs/<name>. The same directory resumes the tournament.",
 )
 @click.option(
+    "--sandbox",
+    type=click.Choice(SANDBOX_MODES),
+    default=None,
+    help="bwrap (the default): each bot in a sandbox of its own (docs/security.md); none: "
+    "unsandboxed, only for bots you trust.",
+)
+@click.option(
     "--progress/--no-progress",
     default=None,
     help="Live progress bar. Default: on when stdout is a terminal; otherwise one line per match.",
@@ -269,6 +302,7 @@ def tournament_command(
     retries: int | None,
     limit_items: tuple[str, ...],
     out_dir: str | None,
+    sandbox: str | None,
     progress: bool | None,
     quiet: bool,
 ) -> None:
@@ -304,6 +338,9 @@ def tournament_command(
         }
         if challengers:
             changes["challengers"] = challengers
+        if sandbox is not None:
+            mode: SandboxMode = "none" if sandbox == "none" else "bwrap"
+            changes["sandbox"] = dataclasses.replace(config.sandbox, mode=mode)
         if limit_items:
             changes["limits"] = config.limits.with_keys(parse_assignments(limit_items))
         if assignments:
@@ -311,20 +348,26 @@ def tournament_command(
             merged.update(parse_assignments(assignments))
             changes["rule_overrides"] = tuple(merged.items())
         config = config.with_changes(**changes)
+        confinement = _confinement(config.sandbox, [config.out_dir, Path(config.source)])
+    except GinRefError as exc:
+        raise click.ClickException(str(exc)) from None
+    try:
         runner = TournamentRunner(config)
     except GinRefError as exc:
+        confinement.close()
         raise click.ClickException(str(exc)) from None
     tty = sys.stdout.isatty()
     show_bar = (tty if progress is None else progress) and not quiet
     show_lines = not show_bar and not quiet and progress is None
     try:
-        result = asyncio.run(_run_tournament(runner, show_bar, show_lines))
+        result = asyncio.run(_run_tournament(runner, show_bar, show_lines, confinement))
         standings = journal_standings(runner.journal)
         written = write_standings(runner.directory, standings)
     except GinRefError as exc:
         raise click.ClickException(str(exc)) from None
     finally:
         runner.close()
+        confinement.close()
     click.echo(format_run_result(result))
     click.echo("")
     click.echo(format_standings(standings))
@@ -334,7 +377,9 @@ def tournament_command(
         sys.exit(130)
 
 
-async def _run_tournament(runner: TournamentRunner, bar: bool, lines: bool) -> RunResult:
+async def _run_tournament(
+    runner: TournamentRunner, bar: bool, lines: bool, confinement: Confinement
+) -> RunResult:
     """Run with Ctrl-C (and SIGTERM) wired to a clean stop, printing progress."""
     loop = asyncio.get_running_loop()
     shown = [0]
@@ -363,7 +408,7 @@ async def _run_tournament(runner: TournamentRunner, bar: bool, lines: bool) -> R
     for sig in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(sig, on_signal)
     try:
-        return await runner.run(on_progress=on_progress)
+        return await runner.run(on_progress=on_progress, confinement=confinement)
     finally:
         for sig in (signal.SIGINT, signal.SIGTERM):
             loop.remove_signal_handler(sig)

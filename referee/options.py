@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from referee.bots.limits import Limits
+from referee.bots.sandbox import SandboxSettings
 from referee.errors import ConfigError
 
 DEFAULT_MOVE_TIME = 10.0
@@ -27,10 +28,12 @@ class RefereeOptions:
     kill_grace: float = DEFAULT_KILL_GRACE
     fsync: bool = False
     limits: Limits = field(default_factory=Limits)  # per-bot resources, message size
+    sandbox: SandboxSettings = field(default_factory=SandboxSettings)  # bwrap, or none
 
     def validate(self) -> RefereeOptions:
         """Return ``self`` or raise :class:`ConfigError` naming the bad option."""
         self.limits.validate()
+        self.sandbox.validate()
         if not self.move_time > 0:
             raise ConfigError(f"move time must be positive, got {self.move_time}")
         for name in ("bank", "exit_grace", "kill_grace"):

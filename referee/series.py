@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from referee.bots.confine import Confinement
 from referee.bots.process import BotProcess
 from referee.bots.spec import BotSpec, bot_environment
 from referee.engine.rules import Rules
@@ -69,12 +70,15 @@ async def run_series_async(
     on_send: OnSend | None = None,
     on_match_started: OnStarted | None = None,
     on_match_finished: OnFinished | None = None,
+    confinement: Confinement | None = None,
 ) -> SeriesOutcome:
     """Launch both bots once and play one match per seed between them, one after another.
 
     Bot A plays seat 0 of the first match; with ``swap_seats`` the seats alternate. Logs go to
     ``out_dir``; a bot that cannot play (it never connected, or left) forfeits each remaining
-    match. Only a bad option raises (:class:`ConfigError`); bot faults are in the outcome.
+    match. Bots are confined as ``confinement`` says (default: one made from
+    ``options.sandbox``, protecting ``out_dir``). Only a bad option, or a sandbox the machine
+    cannot build, raises (:class:`ConfigError`); bot faults are in the outcome.
     """
     options = (options or RefereeOptions()).validate()
     if not seeds:
@@ -84,11 +88,15 @@ async def run_series_async(
         out.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise ConfigError(f"cannot create the log directory {str(out)!r}: {exc}") from None
+    own_confinement = confinement is None
+    if confinement is None:
+        confinement = Confinement.prepare(options.sandbox, protected=[out])
     own_server = server is None
     if server is None:
         server = RefereeServer(
             hello_timeout=options.connect_timeout,
             max_message_bytes=options.limits.message_bytes,
+            tcp=not confinement.settings.enabled,
         )
         await server.start()
     series_id = new_match_id(seeds[0])
@@ -121,11 +129,11 @@ async def run_series_async(
             seat = first.bots_by_seat.index(index)
             ticket = server.issue_ticket(f"seat {seat} of match {first.match_id}")
             output = out / f"{stem}.seat{seat}.{spec.name}.log"
-            process = BotProcess(spec, output, options.limits)
+            process = BotProcess(spec, output, options.limits, confinement)
             player = Player(index, spec.name, spec.command, process)
             launched.append(_Bot(spec, process, ticket, player))
         session = new_session(first)
-        await _launch_and_connect(launched, first, server.address, options, lambda: session)
+        await _launch_and_connect(launched, first, server, options, lambda: session)
         for k, plan in enumerate(plans):
             if k > 0:
                 session = new_session(plan)
@@ -144,15 +152,19 @@ async def run_series_async(
             *(b.process.stop(options.exit_grace, options.kill_grace) for b in launched),
             return_exceptions=True,
         )
+        for bot in launched:
+            await server.close_seat(bot.ticket)
         if own_server:
             await server.stop(grace=0.5)
+        if own_confinement:
+            confinement.close()
     return SeriesOutcome(tuple(outcomes), tuple(p.bots_by_seat for p in plans))
 
 
 async def _launch_and_connect(
     bots: Sequence[_Bot],
     plan: MatchPlan,
-    address: str,
+    server: RefereeServer,
     options: RefereeOptions,
     current: Callable[[], Session | None],
 ) -> None:
@@ -166,10 +178,20 @@ async def _launch_and_connect(
 
         return report
 
+    address = server.address
     for bot in bots:
         seat = plan.bots_by_seat.index(bot.player.index)
         bot.ticket.on_rejected = on_rejected(bot.player)
-        env = bot_environment(address, bot.ticket.token, seat, extra=bot.spec.env)
+        try:
+            socket = bot.process.prepare()
+            if socket is not None:
+                await server.listen_unix(bot.ticket, socket, bot.process.uid)
+        except ConfigError as exc:
+            bot.process.start_error = f"cannot sandbox {bot.spec.name}: {exc}"
+            continue
+        env = bot_environment(
+            bot.process.address(address), bot.ticket.token, seat, extra=bot.spec.env
+        )
         await bot.process.start(env)
 
     async def connect(bot: _Bot) -> None:
@@ -216,10 +238,18 @@ async def run_match_async(
     *,
     server: RefereeServer | None = None,
     on_send: OnSend | None = None,
+    confinement: Confinement | None = None,
 ) -> MatchOutcome:
     """One match, bot A in seat 0, each bot in a fresh process."""
     series = await run_series_async(
-        (bot_a, bot_b), rules, [seed], out_dir, options, server=server, on_send=on_send
+        (bot_a, bot_b),
+        rules,
+        [seed],
+        out_dir,
+        options,
+        server=server,
+        on_send=on_send,
+        confinement=confinement,
     )
     return series.matches[0]
 
@@ -233,10 +263,13 @@ def run_match(
     options: RefereeOptions | None = None,
     *,
     on_send: OnSend | None = None,
+    confinement: Confinement | None = None,
 ) -> MatchOutcome:
     """Sync wrapper of :func:`run_match_async` (runs its own event loop)."""
     return asyncio.run(
-        run_match_async(bot_a, bot_b, rules, seed, out_dir, options, on_send=on_send)
+        run_match_async(
+            bot_a, bot_b, rules, seed, out_dir, options, on_send=on_send, confinement=confinement
+        )
     )
 
 

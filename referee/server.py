@@ -24,8 +24,11 @@ reflection serves ``ginrummy/v1/ginrummy.proto``.
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import os
 import secrets
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import grpc  # type: ignore[import-untyped]
@@ -43,13 +46,20 @@ from referee.wire import ginrummy_pb2_grpc as pb_grpc
 SERVICE_NAME: str = pb.DESCRIPTOR.services_by_name["Referee"].full_name
 REFEREE_VERSION = "ginref 0.1.0"
 DEFAULT_HELLO_TIMEOUT = 10.0
+# Connections the TCP listener accepts at once (all seats together), and each seat's socket.
+DEFAULT_MAX_CONNECTIONS = 256
+PER_SEAT_CONNECTIONS = 4
 
 # (status code name, message) of a refused connection, reported to the tickets' listeners.
 OnRejected = Callable[[str, str], None]
 
 
 class SeatTicket:
-    """A seat waiting for its bot: the token, and the link once the bot is welcomed."""
+    """A seat waiting for its bot: the token, and the link once the bot is welcomed.
+
+    A sandboxed bot's ticket has a listener of its own (:meth:`RefereeServer.listen_unix`):
+    its token is accepted there and nowhere else.
+    """
 
     def __init__(self, label: str) -> None:
         self.label = label
@@ -57,10 +67,19 @@ class SeatTicket:
         self.link: BotLink | None = None
         self.connected: asyncio.Future[BotLink] = asyncio.get_running_loop().create_future()
         self.on_rejected: OnRejected | None = None
+        self.listener: Any = None  # the seat's own grpc server, if it has one
+        self.socket: Path | None = None
 
 
 class RefereeServer:
-    """A grpc.aio server on ``host:port`` (port 0: an ephemeral port, see :attr:`address`)."""
+    """The referee's listeners: ``host:port`` (port 0: an ephemeral port, see :attr:`address`)
+    for bots started unsandboxed or by hand, and one Unix socket per sandboxed seat.
+
+    Every listener refuses connections beyond ``max_connections`` (a bot cannot take the
+    referee's file descriptors), ends a connection that has not said Hello within
+    ``hello_timeout``, and binds without SO_REUSEPORT, so no other process can share its port
+    and catch a bot's Hello.
+    """
 
     def __init__(
         self,
@@ -69,12 +88,17 @@ class RefereeServer:
         *,
         hello_timeout: float = DEFAULT_HELLO_TIMEOUT,
         max_message_bytes: int = DEFAULT_MESSAGE,
+        max_connections: int = DEFAULT_MAX_CONNECTIONS,
+        tcp: bool = True,
     ) -> None:
         self._host = host
         self._port = port
         self._hello_timeout = hello_timeout
         self.max_message_bytes = max_message_bytes
+        self.max_connections = max_connections
+        self.tcp = tcp
         self._tickets: dict[str, SeatTicket] = {}
+        self._listeners: set[SeatTicket] = set()
         self._server: Any = None
         self.port = 0
         # Called on every refused connection whose token matches no seat (it can't be told
@@ -83,17 +107,25 @@ class RefereeServer:
 
     @property
     def address(self) -> str:
-        """``host:port`` to give the bots."""
+        """``host:port`` to give the bots started outside a sandbox."""
         return f"{self._host}:{self.port}"
 
-    async def start(self) -> str:
-        """Bind and start serving; return :attr:`address`."""
+    def _new_server(self, ticket: SeatTicket | None, connections: int) -> Any:
         hard_limit = max(GRPC_HARD_LIMIT, 2 * self.max_message_bytes)
-        server = grpc.aio.server(options=[("grpc.max_receive_message_length", hard_limit)])
+        timeout_ms = max(1, round(self._hello_timeout * 1000))
+        options = [
+            ("grpc.max_receive_message_length", hard_limit),
+            ("grpc.so_reuseport", 0),
+            ("grpc.max_allowed_incoming_connections", connections),
+            ("grpc.server_handshake_timeout_ms", timeout_ms),
+        ]
+        server = grpc.aio.server(
+            options=options, maximum_concurrent_rpcs=None if ticket is None else connections
+        )
         limit = self.max_message_bytes
         handlers = {
             "Play": grpc.stream_stream_rpc_method_handler(
-                _Servicer(self).Play,
+                _Servicer(self, ticket).Play,
                 request_deserializer=lambda data: parse_bot_message(data, limit),
                 response_serializer=pb.RefereeMessage.SerializeToString,
             )
@@ -102,6 +134,13 @@ class RefereeServer:
             (grpc.method_handlers_generic_handler(SERVICE_NAME, handlers),)
         )
         server.add_registered_method_handlers(SERVICE_NAME, handlers)
+        return server
+
+    async def start(self) -> str:
+        """Start serving (TCP too, unless ``tcp`` is off); return :attr:`address`."""
+        if not self.tcp:
+            return ""
+        server = self._new_server(None, self.max_connections)
         health_servicer = health.aio.HealthServicer()
         health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
         for name in ("", SERVICE_NAME):
@@ -121,6 +160,8 @@ class RefereeServer:
 
     async def stop(self, grace: float | None = 1.0) -> None:
         """Stop serving; open streams end with UNAVAILABLE after ``grace`` seconds."""
+        for ticket in list(self._listeners):
+            await self.close_seat(ticket, grace)
         if self._server is not None:
             await self._server.stop(grace)
             self._server = None
@@ -131,11 +172,36 @@ class RefereeServer:
         self._tickets[ticket.token] = ticket
         return ticket
 
+    async def listen_unix(self, ticket: SeatTicket, path: Path, uid: int | None = None) -> None:
+        """Give ``ticket`` a listener of its own on the Unix socket ``path`` (owned by ``uid``,
+        which alone may connect); its token is then refused everywhere else."""
+        server = self._new_server(ticket, PER_SEAT_CONNECTIONS)
+        if server.add_insecure_port(f"unix:{path}") == 0:
+            raise ConfigError(f"cannot listen on the Unix socket {path}")
+        await server.start()
+        ticket.listener = server
+        ticket.socket = path
+        self._listeners.add(ticket)
+        if uid is not None:
+            os.chown(path, uid, uid)
+        path.chmod(0o600)
+
     def revoke(self, ticket: SeatTicket) -> None:
-        """Forget a seat: its token is refused from now on."""
+        """Forget a seat: its token is refused from now on (its listener stays open until
+        :meth:`close_seat`, so that the bot reads the end of its stream in peace)."""
         self._tickets.pop(ticket.token, None)
 
-    async def _play(self, context: Any) -> None:
+    async def close_seat(self, ticket: SeatTicket, grace: float | None = 0) -> None:
+        """Close a seat's own listener and remove its socket (once its bot is gone)."""
+        self._listeners.discard(ticket)
+        server, ticket.listener = ticket.listener, None
+        if server is not None:
+            await server.stop(grace)
+        if ticket.socket is not None:
+            with contextlib.suppress(OSError):
+                ticket.socket.unlink()
+
+    async def _play(self, context: Any, only: SeatTicket | None) -> None:
         try:
             first = await asyncio.wait_for(context.read(), self._hello_timeout)
         except TimeoutError:
@@ -159,6 +225,14 @@ class RefereeServer:
             return
         hello = first.hello
         ticket = self._tickets.get(hello.token)
+        if ticket is not None and ticket.listener is not None and ticket is not only:
+            ticket = None  # a sandboxed seat's token counts on its own socket only
+        if ticket is None and only is not None:
+            message = f"unknown seat token ({CONDUCT_RULE}): this socket is another seat's"
+            if only.on_rejected is not None:
+                only.on_rejected("UNAUTHENTICATED", message)
+            await context.abort(grpc.StatusCode.UNAUTHENTICATED, message)
+            return
         if ticket is None:
             message = (
                 f"unknown seat token ({CONDUCT_RULE}): no seat was taken; "
@@ -201,10 +275,12 @@ class RefereeServer:
 
 
 class _Servicer(pb_grpc.RefereeServicer):
-    """Thin adapter: the rpc delegates to :meth:`RefereeServer._play`."""
+    """Thin adapter: the rpc delegates to :meth:`RefereeServer._play` (for one seat's socket,
+    ``only`` is that seat)."""
 
-    def __init__(self, server: RefereeServer) -> None:
+    def __init__(self, server: RefereeServer, only: SeatTicket | None) -> None:
         self._server = server
+        self._only = only
 
     async def Play(self, request_iterator: Any, context: Any) -> None:
-        await self._server._play(context)
+        await self._server._play(context, self._only)

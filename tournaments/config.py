@@ -23,6 +23,8 @@ from pathlib import Path
 from typing import Any
 
 from referee.bots.limits import LIMIT_KEYS, Limits
+from referee.bots.sandbox import SANDBOX_MODES, TRANSPORTS, SandboxSettings, Transport
+from referee.bots.spec import BotSpec
 from referee.engine.rules import PROFILES, Rules
 from referee.errors import ConfigError, GinRefError
 from referee.options import (
@@ -55,15 +57,26 @@ class BotEntry:
     command: tuple[str, ...]
     cwd: str | None = None  # absolute, or None: the referee's working directory
     env: tuple[tuple[str, str], ...] = ()
+    dirs: tuple[str, ...] = ()  # absolute: what it sees as its own in the sandbox
+    transport: Transport = "unix"
 
     def to_dict(self) -> dict[str, Any]:
-        """JSON-ready."""
-        return {
+        """JSON-ready (the sandbox's keys only when set, so older journals still match)."""
+        out: dict[str, Any] = {
             "name": self.name,
             "command": list(self.command),
             "cwd": self.cwd,
             "env": dict(self.env),
         }
+        if self.dirs:
+            out["dir"] = list(self.dirs)
+        if self.transport != "unix":
+            out["transport"] = self.transport
+        return out
+
+    def spec(self) -> BotSpec:
+        """What the referee launches."""
+        return BotSpec(self.command, self.name, self.cwd, self.env, self.dirs, self.transport)
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,6 +103,7 @@ class TournamentConfig:
     exit_grace: float = DEFAULT_EXIT_GRACE
     kill_grace: float = DEFAULT_KILL_GRACE
     limits: Limits = dataclasses.field(default_factory=Limits)
+    sandbox: SandboxSettings = dataclasses.field(default_factory=SandboxSettings)
     out: str | None = None  # None: runs/<name>
     source: str = "<default>"
 
@@ -109,6 +123,7 @@ class TournamentConfig:
             exit_grace=self.exit_grace,
             kill_grace=self.kill_grace,
             limits=self.limits,
+            sandbox=self.sandbox,
         ).validate()
 
     @property
@@ -189,6 +204,13 @@ class TournamentConfig:
             "exit_grace": self.exit_grace,
             "kill_grace": self.kill_grace,
             "limits": self.limits.to_dict(),
+            "sandbox": {
+                "mode": self.sandbox.mode,
+                "uid_base": self.sandbox.uid_base,
+                "uid_count": self.sandbox.uid_count,
+                "tmp_mb": self.sandbox.tmp_bytes / (1 << 20),
+                "binds": list(self.sandbox.binds),
+            },
             "out": str(self.out_dir),
             "source": self.source,
         }
@@ -316,9 +338,11 @@ _TOP_KEYS = (
     "time",
     "faults",
     "limits",
+    "sandbox",
     "bots",
 )
-_BOT_KEYS = ("name", "command", "cwd", "env")
+_BOT_KEYS = ("name", "command", "cwd", "env", "dir", "transport")
+_SANDBOX_KEYS = ("mode", "uid_base", "uid_count", "tmp_mb", "binds")
 
 
 def parse_text(text: str, source: str = "<text>", base: Path | None = None) -> TournamentConfig:
@@ -430,6 +454,9 @@ def parse_text(text: str, source: str = "<text>", base: Path | None = None) -> T
                 raise r.error(("limits", key), str(exc).removeprefix(f"limit {key}: ")) from None
         fields["limits"] = limits
 
+    if "sandbox" in data:
+        fields["sandbox"] = _parse_sandbox(r, r.get(data, "sandbox", dict, (), "a table"))
+
     if "bots" not in data:
         raise r.error((), "no bots: add a [[bots]] table for each bot")
     bots_value = data["bots"]
@@ -494,7 +521,52 @@ def _parse_bot(r: _Reader, item: dict[str, Any], i: int) -> BotEntry:
             if isinstance(value, bool) or not isinstance(value, str | int | float):
                 raise r.error((*path, "env", key), f"expected a string, got {value!r}")
             env.append((key, str(value)))
-    return BotEntry(name, tuple(argv), cwd, tuple(env))
+    dirs: list[str] = []
+    if "dir" in item:
+        raw_dirs = item["dir"]
+        texts = [raw_dirs] if isinstance(raw_dirs, str) else raw_dirs
+        if not isinstance(texts, list) or not all(isinstance(d, str) for d in texts):
+            raise r.error((*path, "dir"), "expected a directory path or a list of them")
+        for text in texts:
+            directory = (r.base / text).resolve()
+            if not directory.exists():
+                raise r.error((*path, "dir"), f"{text!r} does not exist ({directory})")
+            dirs.append(str(directory))
+    transport: Transport = "unix"
+    if "transport" in item:
+        value = r.get(item, "transport", str, path, "a string")
+        if value not in TRANSPORTS:
+            raise r.error((*path, "transport"), f"{value!r}: expected one of unix, tcp")
+        transport = "tcp" if value == "tcp" else "unix"
+    return BotEntry(name, tuple(argv), cwd, tuple(env), tuple(dirs), transport)
+
+
+def _parse_sandbox(r: _Reader, table: dict[str, Any]) -> SandboxSettings:
+    path: tuple[str | int, ...] = ("sandbox",)
+    r.check_keys(table, _SANDBOX_KEYS, path)
+    settings = SandboxSettings()
+    if "mode" in table:
+        mode = r.get(table, "mode", str, path, "a string")
+        if mode not in SANDBOX_MODES:
+            raise r.error((*path, "mode"), f"{mode!r}: expected one of {', '.join(SANDBOX_MODES)}")
+        settings = dataclasses.replace(settings, mode="none" if mode == "none" else "bwrap")
+    for key in ("uid_base", "uid_count"):
+        if key in table:
+            settings = dataclasses.replace(
+                settings, **{key: r.get(table, key, int, path, "a whole number")}
+            )
+    if "tmp_mb" in table:
+        size = r.get(table, "tmp_mb", float, path, "a number of MiB")
+        settings = dataclasses.replace(settings, tmp_bytes=round(size * (1 << 20)))
+    if "binds" in table:
+        binds = table["binds"]
+        if not isinstance(binds, list) or not all(isinstance(b, str) for b in binds):
+            raise r.error((*path, "binds"), "expected a list of absolute paths")
+        settings = dataclasses.replace(settings, binds=tuple(binds))
+    try:
+        return settings.validate()
+    except GinRefError as exc:
+        raise r.error(path, str(exc)) from None
 
 
 def load_file(path: str | Path) -> TournamentConfig:

@@ -20,7 +20,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Protocol
 
-from referee.bots.spec import BotSpec
+from referee.bots.confine import Confinement
 from referee.results import MatchOutcome, SeriesOutcome
 from referee.series import run_series_async
 from referee.server import RefereeServer
@@ -53,26 +53,37 @@ class Executor(Protocol):
 class LocalExecutor:
     """Bots as local processes, refereed in this process over one gRPC server."""
 
-    def __init__(self, config: TournamentConfig, root: Path) -> None:
+    def __init__(
+        self, config: TournamentConfig, root: Path, confinement: Confinement | None = None
+    ) -> None:
         self.rules = config.rules
         self.options = config.options
         self.root = root
-        self.specs = {b.name: BotSpec(b.command, b.name, b.cwd, b.env) for b in config.bots}
+        self.specs = {b.name: b.spec() for b in config.bots}
         self.server: RefereeServer | None = None
+        # What no bot may see: the tournament's directory (journal, logs, standings) and file.
+        self.protected = [root] + ([Path(config.source)] if Path(config.source).is_file() else [])
+        self.confinement = confinement
+        self._own_confinement = confinement is None
 
     async def start(self) -> None:
-        """Start the shared referee server."""
+        """Check the sandbox can be built; start the shared referee server."""
+        if self.confinement is None:
+            self.confinement = Confinement.prepare(self.options.sandbox, self.protected)
         self.server = RefereeServer(
             hello_timeout=self.options.connect_timeout,
             max_message_bytes=self.options.limits.message_bytes,
+            tcp=not self.confinement.settings.enabled,
         )
         await self.server.start()
 
     async def close(self) -> None:
-        """Stop the server."""
+        """Stop the server; remove the bots' socket directory."""
         if self.server is not None:
             await self.server.stop(grace=0.5)
             self.server = None
+        if self.confinement is not None and self._own_confinement:
+            self.confinement.close()
 
     async def run(self, job: Job, directory: Path, on_match: OnMatch) -> None:
         """Play the job with :func:`run_series_async` (a series of one in fresh mode)."""
@@ -121,6 +132,7 @@ class LocalExecutor:
                 server=self.server,
                 on_match_started=match_started,
                 on_match_finished=match_finished,
+                confinement=self.confinement,
             )
         )
         try:

@@ -22,6 +22,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from referee.bots.confine import Confinement
 from referee.errors import GinRefError
 from tournaments.config import TournamentConfig
 from tournaments.executor import Executor, LocalExecutor
@@ -133,6 +134,11 @@ class TournamentRunner:
         """Close the journal."""
         self.journal.close()
 
+    def protected(self) -> list[Path]:
+        """What no bot may see: this tournament's directory and its file."""
+        source = Path(self.config.source)
+        return [self.directory, *([source] if source.is_file() else [])]
+
     def _tally(self, record: MatchRecord) -> None:
         for seat, bot in enumerate(record.seats):
             self.games[bot] += 1
@@ -192,15 +198,19 @@ class TournamentRunner:
         concurrency: int | None = None,
         on_progress: OnProgress | None = None,
         executor: Executor | None = None,
+        confinement: Confinement | None = None,
     ) -> RunResult:
-        """Play every remaining match, ``concurrency`` jobs at once; return how it went."""
+        """Play every remaining match, ``concurrency`` jobs at once; return how it went.
+
+        Bots run on ``executor`` (default: local processes, confined by ``confinement``, or
+        one made from the tournament's sandbox settings)."""
         lanes = concurrency or self.config.concurrency or default_concurrency()
         session = self.journal.start_session(lanes)
         wall0, cpu0, main0 = time.perf_counter(), time.process_time(), time.thread_time()
         self.clean()
         keep = self.config.processes == "keep"
         jobs: deque[Job] = deque(make_jobs(self.remaining(), keep=keep, lanes=lanes))
-        executor = executor or LocalExecutor(self.config, self.directory)
+        executor = executor or LocalExecutor(self.config, self.directory, confinement)
         running: dict[asyncio.Task[None], Job] = {}
         played = 0
         errors: list[str] = []

@@ -53,6 +53,8 @@ DEFAULT_ADDRESS_SPACE = 0
 DEFAULT_PROCESSES = 64
 DEFAULT_OUTPUT = 16 * MIB
 DEFAULT_MESSAGE = 64 * KIB
+DEFAULT_CPUS = 1.0
+DEFAULT_OPEN_FILES = 256
 # gRPC refuses a message above this on its own (and cuts the stream); up to it the referee reads
 # the message and refuses it with a PROTOCOL_ERROR fault that the bot is told about.
 GRPC_HARD_LIMIT = 4 * MIB
@@ -68,10 +70,19 @@ class Limits:
     processes: int = DEFAULT_PROCESSES  # processes in the group at once
     output_bytes: int = DEFAULT_OUTPUT  # the bot's output file (stdout and stderr)
     message_bytes: int = DEFAULT_MESSAGE  # the largest message a bot may send; never 0
+    cpus: float = DEFAULT_CPUS  # cores' worth of CPU at once (a cgroup's bandwidth limit)
+    open_files: int = DEFAULT_OPEN_FILES  # RLIMIT_NOFILE: files and sockets per process
 
     def validate(self) -> Limits:
         """Return ``self`` or raise :class:`ConfigError` naming the bad limit."""
-        for name in ("cpu_seconds", "memory_bytes", "address_space_bytes", "processes"):
+        for name in (
+            "cpu_seconds",
+            "memory_bytes",
+            "address_space_bytes",
+            "processes",
+            "cpus",
+            "open_files",
+        ):
             if getattr(self, name) < 0:
                 raise ConfigError(f"the {name.replace('_', ' ')} limit must not be negative")
         if self.output_bytes < 0:
@@ -97,6 +108,8 @@ class Limits:
             "processes": self.processes,
             "output_mb": self.output_bytes / MIB,
             "message_kb": self.message_bytes / KIB,
+            "cpus": self.cpus,
+            "open_files": self.open_files,
         }
 
     def with_keys(self, values: Mapping[str, object]) -> Limits:
@@ -117,7 +130,7 @@ class Limits:
                 raise ConfigError(f"limit {key}: expected a number, got {value!r}") from None
             if number < 0:
                 raise ConfigError(f"limit {key}: must not be negative (0: no limit), got {value}")
-            if key == "processes" and number != int(number):
+            if key in ("processes", "open_files") and number != int(number):
                 raise ConfigError(f"limit {key}: expected a whole number, got {value}")
             changes[attr] = number if scale == 0 else round(number * scale)
         limits = dataclasses.replace(self, **changes)
@@ -137,6 +150,8 @@ LIMIT_KEYS: dict[str, tuple[str, int]] = {
     "processes": ("processes", 1),
     "output_mb": ("output_bytes", MIB),
     "message_kb": ("message_bytes", KIB),
+    "cpus": ("cpus", 0),
+    "open_files": ("open_files", 1),
 }
 
 

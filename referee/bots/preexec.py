@@ -1,21 +1,25 @@
-"""Set a bot's resource limits on this process, then become the bot (``exec``).
+"""Put this process in a bot's cgroups and under its resource limits, then become the bot.
 
-The match runner starts every bot through this file (:func:`referee.bots.limits.limited_command`)::
+The referee starts every bot through this file (:func:`referee.bots.process.limited_command`)::
 
-    python -I -S .../referee/bots/preexec.py [--cpu S] [--as BYTES] [--fsize BYTES]
-                                        [--parent PID] -- COMMAND [ARG ...]
+    python -I -S .../referee/bots/preexec.py [--cgroup DIR ...] [--cpu S] [--as BYTES]
+        [--fsize BYTES] [--nofile N] [--parent PID] -- COMMAND [ARG ...]
 
 It sets the limits with :func:`resource.setrlimit`, which the bot and every process it starts
 inherit, and then ``exec``s the command, so the process, its pid, its process group and its exit
 status are the bot's own. Setting limits here rather than in a ``preexec_fn`` keeps Python code
 out of the window between ``fork`` and ``exec`` in the referee, which runs gRPC's threads.
 
+- ``--cgroup DIR``: write this process's pid to ``DIR/cgroup.procs`` (once per hierarchy), so
+  that the bot and everything it starts are in its control groups from the first instruction
+  (:mod:`referee.bots.cgroup`).
 - ``--cpu S``: RLIMIT_CPU. At S seconds of CPU time (rounded up to whole seconds, the kernel's
   unit) the process gets SIGXCPU, whose default action ends it; one second later SIGKILL.
 - ``--as BYTES``: RLIMIT_AS, the address space of each process; allocations beyond it fail.
 - ``--fsize BYTES``: RLIMIT_FSIZE, the largest file the process may write: its output file
   (stdout and stderr) included. A write beyond it fails and raises SIGXFSZ (which Python
   ignores, so a Python bot sees ``OSError: File too large`` instead).
+- ``--nofile N``: RLIMIT_NOFILE, the open files (and sockets) of each process.
 - ``--parent PID``: the referee. The bot gets SIGKILL when the referee's thread that started it
   ends (``PR_SET_PDEATHSIG``), so a referee killed with SIGKILL leaves no bot running; and if
   the referee is already gone, the bot is not started at all.
@@ -63,9 +67,12 @@ def main(args: Sequence[str]) -> int:
     """Parse ``args``, apply the limits and exec the command; return an exit code on failure."""
     rest = list(args)
     values: dict[str, int] = {}
+    cgroups: list[str] = []
     while rest and rest[0] != "--":
         option = rest.pop(0)
-        if option in ("--cpu", "--as", "--fsize", "--parent") and rest:
+        if option == "--cgroup" and rest:
+            cgroups.append(rest.pop(0))
+        elif option in ("--cpu", "--as", "--fsize", "--nofile", "--parent") and rest:
             text = rest.pop(0)
             try:
                 values[option] = math.ceil(float(text)) if option == "--cpu" else int(text)
@@ -79,8 +86,17 @@ def main(args: Sequence[str]) -> int:
     if not command:
         print("ginref limits: no command after --", file=sys.stderr)
         return EXIT_USAGE
+    for directory in cgroups:
+        try:
+            with open(os.path.join(directory, "cgroup.procs"), "w") as procs:
+                procs.write(str(os.getpid()))
+        except OSError as exc:
+            print(f"ginref limits: cannot join the cgroup {directory}: {exc}", file=sys.stderr)
+            return EXIT_CANNOT_RUN
     try:
         _set(resource.RLIMIT_CORE, 0)
+        if "--nofile" in values:
+            _set(resource.RLIMIT_NOFILE, values["--nofile"])
         if "--cpu" in values:
             _set(resource.RLIMIT_CPU, values["--cpu"], values["--cpu"] + 1)
         if "--as" in values:

@@ -14,6 +14,7 @@ import asyncio
 import contextlib
 import errno
 import os
+import secrets
 import shlex
 import shutil
 import signal
@@ -22,16 +23,31 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import IO
 
-from referee.bots.limits import Limits, describe_exit
-from referee.bots.spec import ENV_TOKEN, BotSpec
-from referee.bots.watch import GroupWatch, Guard
+from referee.bots.cgroup import BotCgroup
+from referee.bots.confine import Confinement
+from referee.bots.limits import Limits, describe_exit, size_text
+from referee.bots.sandbox import (
+    BASE_PATH,
+    SandboxPlan,
+    UidLease,
+    bot_dirs,
+    check_dirs,
+    sandbox_environment,
+)
+from referee.bots.spec import ENV_ADDRESS, ENV_SEAT, ENV_TOKEN, BotSpec
+from referee.bots.watch import POLL_INTERVAL, GroupWatch, Guard
 from referee.errors import ConfigError
 
 _PREEXEC = Path(__file__).with_name("preexec.py")
 
 
 def limited_command(
-    command: Sequence[str], limits: Limits, *, path: str | None = None, cwd: str | None = None
+    command: Sequence[str],
+    limits: Limits,
+    *,
+    path: str | None = None,
+    cwd: str | None = None,
+    cgroups: Sequence[Path] = (),
 ) -> tuple[str, ...]:
     """The command line that starts ``command`` with ``limits`` set (through ``preexec.py``).
 
@@ -48,6 +64,10 @@ def limited_command(
         code = errno.EACCES if os.path.exists(program) else errno.ENOENT
         raise OSError(code, os.strerror(code), command[0])
     argv = [sys.executable, "-I", "-S", str(_PREEXEC)]
+    for directory in cgroups:
+        argv += ["--cgroup", str(directory)]
+    if limits.open_files:
+        argv += ["--nofile", str(limits.open_files)]
     if limits.cpu_seconds:
         argv += ["--cpu", f"{limits.cpu_seconds:g}"]
     if limits.address_space_bytes:
@@ -59,30 +79,104 @@ def limited_command(
 
 
 class BotProcess:
-    """One launched bot: its process group, output file and exit."""
+    """One launched bot: its sandbox and uid, cgroups, process group, output file and exit.
 
-    def __init__(self, spec: BotSpec, output: Path, limits: Limits | None = None) -> None:
+    Without a :class:`~referee.bots.confine.Confinement` (or with ``--sandbox none``) the bot
+    runs as the referee's user; its resources are held by its cgroups where the machine has
+    them, else by the ``/proc`` watch (:mod:`referee.bots.watch`).
+    """
+
+    def __init__(
+        self,
+        spec: BotSpec,
+        output: Path,
+        limits: Limits | None = None,
+        confinement: Confinement | None = None,
+    ) -> None:
         self.spec = spec
         self.output = output
         self.limits = limits or Limits()
-        self.guard: Guard | None = None  # the resource watch (referee.bots.limits)
+        self.confinement = confinement
+        self.guard: Guard | None = None  # the /proc watch, where there are no cgroups
+        self.cgroup: BotCgroup | None = None
+        self.breach: str | None = None  # the limit the cgroup watch killed it for
+        self.lease: UidLease | None = None
+        self.socket: Path | None = None  # its own socket, in a sandbox
         self.proc: asyncio.subprocess.Process | None = None
         self.start_error: str | None = None
         self.exited: asyncio.Future[int] = asyncio.get_running_loop().create_future()
         self._watch: asyncio.Task[None] | None = None
+        self._poll: asyncio.Task[None] | None = None
         self._out: IO[bytes] | None = None
+
+    @property
+    def sandboxed(self) -> bool:
+        """Whether the bot runs in the sandbox."""
+        return self.confinement is not None and self.confinement.settings.enabled
+
+    @property
+    def uid(self) -> int | None:
+        """The uid the bot runs under in its sandbox."""
+        return self.lease.uid if self.lease is not None else None
+
+    def prepare(self) -> Path | None:
+        """Lease the bot's uid and make its socket's directory; return the socket's path (to
+        listen on before :meth:`start`), or None when the bot is not sandboxed."""
+        if not self.sandboxed:
+            return None
+        assert self.confinement is not None
+        check_dirs(self.spec.name, bot_dirs(self.spec), self.confinement.protected)
+        self.lease = UidLease.take(self.confinement.settings)
+        self.socket = self.confinement.socket_dir(self.lease.uid) / "referee.sock"
+        return self.socket
+
+    def address(self, outside: str) -> str:
+        """``GINREF_ADDRESS`` for the bot: ``outside`` unless it runs in a sandbox."""
+        if not self.sandboxed:
+            return outside
+        return self._plan({}).address()
+
+    def _plan(self, env: dict[str, str]) -> SandboxPlan:
+        assert self.confinement is not None and self.lease is not None and self.socket
+        return SandboxPlan(
+            self.confinement.settings,
+            self.lease.uid,
+            self.socket,
+            str(Path(self.spec.cwd).resolve()) if self.spec.cwd else os.getcwd(),
+            bot_dirs(self.spec),
+            env,
+            self.spec.transport,
+            list(self.confinement.runtime),
+        )
 
     async def start(self, env: dict[str, str]) -> None:
         """Launch in a new session (its own process group) with ``env``, in the spec's working
-        directory; failures go to ``start_error``."""
+        directory, sandboxed if its confinement says so; failures go to ``start_error``."""
         self._out = open(self.output, "wb")  # noqa: SIM115 (closed in stop())
+        layout = self.confinement.layout if self.confinement is not None else None
         try:
+            if layout is not None:
+                self.cgroup = BotCgroup(layout, f"bot-{secrets.token_hex(6)}", self.limits)
+                self.cgroup.create()
+            joins = self.cgroup.join_paths if self.cgroup is not None else []
+            path = env.get("PATH")
+            command: Sequence[str] = self.spec.command
+            if self.sandboxed:
+                # Nothing of the referee's environment goes in: only the launch contract.
+                contract = {k: env[k] for k in (ENV_ADDRESS, ENV_TOKEN, ENV_SEAT) if k in env}
+                env = sandbox_environment(self.spec, contract)
+                path = env["PATH"]
+                command = self._plan(env).argv(self.spec.command)
             argv = limited_command(
-                self.spec.command, self.limits, path=env.get("PATH"), cwd=self.spec.cwd
+                self.spec.command, self.limits, path=path, cwd=self.spec.cwd, cgroups=joins
             )
+            if self.sandboxed:
+                preexec = argv[: argv.index("--") + 1]
+                argv = (*preexec, *command)
+                env = {"PATH": BASE_PATH}  # for the launcher; the bot's is in bwrap's arguments
             self.proc = await asyncio.create_subprocess_exec(
                 *argv,
-                cwd=self.spec.cwd,
+                cwd=None if self.sandboxed else self.spec.cwd,
                 stdin=asyncio.subprocess.DEVNULL,
                 stdout=self._out,
                 stderr=asyncio.subprocess.STDOUT,
@@ -94,12 +188,40 @@ class BotProcess:
             self._out.write(f"ginref: {self.start_error}\n".encode())
             self.exited.set_result(-1)
             return
-        marker = f"{ENV_TOKEN}={env[ENV_TOKEN]}".encode() if ENV_TOKEN in env else None
-        self.guard = GroupWatch.current().guard(self.proc.pid, self.limits, self.output, marker)
-        self._watch = asyncio.get_running_loop().create_task(self._wait())
+        loop = asyncio.get_running_loop()
+        if self.cgroup is None:
+            marker = f"{ENV_TOKEN}={env[ENV_TOKEN]}".encode() if ENV_TOKEN in env else None
+            self.guard = GroupWatch.current().guard(
+                self.proc.pid, self.limits, self.output, marker
+            )
+        else:
+            self._poll = loop.create_task(self._watch_cgroup(self.cgroup))
+        self._watch = loop.create_task(self._wait())
+
+    async def _watch_cgroup(self, group: BotCgroup) -> None:
+        """Kill the bot's group when it breaks a limit the kernel does not hold by itself."""
+        while self.breach is None:
+            await asyncio.sleep(POLL_INTERVAL)
+            reason = group.breach()
+            if reason is None and self.limits.output_bytes:
+                with contextlib.suppress(OSError):
+                    if self.output.stat().st_size >= self.limits.output_bytes:
+                        reason = f"the output limit of {size_text(self.limits.output_bytes)}"
+            if reason is not None:
+                self.breach = reason
+                await group.kill_all()
 
     def exit_text(self, code: int) -> str:
         """``exited with code N``, and the resource limit that ended it, if one did."""
+        if self.sandboxed and code > 128:
+            # bwrap passes on a bot killed by signal N as exit status 128 + N.
+            with contextlib.suppress(ValueError):
+                signal.Signals(code - 128)
+                code = -(code - 128)
+        if self.breach is None and self.cgroup is not None:
+            self.breach = self.cgroup.breach()
+        if self.breach is not None:
+            return f"exited with code {code} (the referee killed it for breaking {self.breach})"
         return describe_exit(code, self.limits, self.guard, self.output)
 
     async def _wait(self) -> None:
@@ -117,26 +239,43 @@ class BotProcess:
         return None
 
     async def stop(self, exit_grace: float, kill_grace: float) -> None:
-        """Let it exit, else SIGTERM then SIGKILL its group; reap it; kill any straggler."""
+        """Let it exit, else SIGTERM then SIGKILL; then kill everything it left (its whole
+        cgroup, or its process group and what the watch finds); give back its uid."""
         proc = self.proc
         try:
             if proc is not None:
                 pgid = proc.pid
                 if await self.exit_code_within(exit_grace) is None:
-                    _killpg(pgid, signal.SIGTERM)
+                    self._signal(pgid, signal.SIGTERM)
                     if await self.exit_code_within(kill_grace) is None:
-                        _killpg(pgid, signal.SIGKILL)
+                        self._signal(pgid, signal.SIGKILL)
                         await self.exit_code_within(kill_grace + 5.0)
-                # Children the bot left in its group outlive it; none may stay.
-                _killpg(pgid, signal.SIGKILL)
+                # Children the bot left behind outlive it; none may stay.
+                self._signal(pgid, signal.SIGKILL)
+                if self.cgroup is not None:
+                    await self.cgroup.kill_all()
                 if self._watch is not None:
                     await self._watch
                 if self.guard is not None:
                     await self.guard.close()  # and whatever escaped the group
         finally:
+            if self._poll is not None:
+                self._poll.cancel()
+            if self.cgroup is not None:
+                if self.breach is None:
+                    self.breach = self.cgroup.breach()
+                if not self.cgroup.pids():
+                    self.cgroup.remove()
+            if self.lease is not None and (self.cgroup is None or not self.cgroup.pids()):
+                self.lease.release()
             if self._out is not None:
                 self._out.close()
                 self._out = None
+
+    def _signal(self, pgid: int, sig: signal.Signals) -> None:
+        if self.cgroup is not None:
+            self.cgroup.signal_all(sig)
+        _killpg(pgid, sig)
 
 
 def _killpg(pgid: int, sig: signal.Signals) -> None:

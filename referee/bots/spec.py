@@ -15,6 +15,7 @@ import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Literal
 
 from referee.errors import ConfigError
 
@@ -30,7 +31,9 @@ class BotSpec:
     command: tuple[str, ...]
     label: str = ""
     cwd: str | None = None  # where it starts (default: the referee's working directory)
-    env: tuple[tuple[str, str], ...] = ()  # added to its environment, after the referee's
+    env: tuple[tuple[str, str], ...] = ()  # added to its environment
+    dirs: tuple[str, ...] = ()  # what it sees as its own in a sandbox (default: from command)
+    transport: Literal["unix", "tcp"] = "unix"  # how it reaches the referee from a sandbox
 
     @staticmethod
     def parse(text: str, label: str = "") -> BotSpec:

@@ -48,6 +48,8 @@ def test_the_defaults_are_documented_values() -> None:
         "processes": 64,
         "output_mb": 16.0,
         "message_kb": 64.0,
+        "cpus": 1.0,
+        "open_files": 256,
     }
     assert limits.message_bytes == DEFAULT_MESSAGE == 64 * KIB
 

@@ -34,7 +34,7 @@ from referee.results import SeriesOutcome
 from referee.series import run_series_async
 from referee.server import SERVICE_NAME, RefereeServer, SeatTicket
 from referee.wire import ginrummy_pb2 as pb
-from tests.support.referee_helpers import bot
+from tests.support.referee_helpers import UNSANDBOXED, bot
 
 pytestmark = pytest.mark.slow  # a live server fuzzed over real connections
 
@@ -116,7 +116,10 @@ def live(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Live]:
     loop, thread = _start_loop()
     out = tmp_path_factory.mktemp("fuzz")
     puppet = BotSpec(("sleep", "3600"), "puppet")  # seat B's process; this test plays for it
-    options = RefereeOptions(move_time=0.5, bank=0, connect_timeout=30, exit_grace=0.2)
+    # Unsandboxed: the fuzzing client connects to the seat over TCP with its token.
+    options = RefereeOptions(
+        move_time=0.5, bank=0, connect_timeout=30, exit_grace=0.2, sandbox=UNSANDBOXED
+    )
 
     async def setup() -> Live:
         server = RefereeServer(hello_timeout=30)

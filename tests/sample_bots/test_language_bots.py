@@ -36,6 +36,7 @@ from typing import Any
 import grpc
 import pytest
 
+from referee.bots.sandbox import Transport
 from referee.bots.spec import BotSpec
 from referee.convert import EventEncoder, action_from_pb, decision_request_pb, rules_pb
 from referee.engine.match import Match, Termination
@@ -64,6 +65,9 @@ class Language:
     key: str
     greedy: tuple[str, ...]
     random: tuple[str, ...]
+    # Debian's grpc-java cannot dial a Unix socket: it reaches the referee through the
+    # sandbox's TCP forwarder.
+    transport: Transport = "unix"
 
     @property
     def greedy_name(self) -> str:
@@ -85,7 +89,10 @@ LANGUAGES: dict[str, Language] = {
         "go", (str(BOTS / "go" / "out" / "greedy_bot"),), (str(BOTS / "go/out/random_bot"),)
     ),
     "java": Language(
-        "java", (str(BOTS / "java/out/greedy_bot"),), (str(BOTS / "java/out/random_bot"),)
+        "java",
+        (str(BOTS / "java/out/greedy_bot"),),
+        (str(BOTS / "java/out/random_bot"),),
+        "tcp",
     ),
 }
 LANGS = list(LANGUAGES)
@@ -219,7 +226,7 @@ def test_greedy_port_plays_the_same_matches_as_the_python_greedy_bot(
     lang: str, profile: str, reference_series: Any, tmp_path: Path
 ) -> None:
     bots = built(lang)
-    port = BotSpec(bots.greedy, f"greedy-{lang}")
+    port = BotSpec(bots.greedy, f"greedy-{lang}", transport=bots.transport)
     series = run_series((PY_GREEDY, port), PARITY_RULES[profile], PARITY_SEEDS, tmp_path, OPTIONS)
     reference = reference_series(profile)
     assert len(series.matches) == len(reference) == len(PARITY_SEEDS)
@@ -415,7 +422,8 @@ def random_matches(tmp_path_factory: pytest.TempPathFactory) -> Any:
         command = ("env", f"GINREF_BOT_SEED={RANDOM_SEED}", *bots.random)
         out = tmp_path_factory.mktemp(f"random-{lang}")
         rules = Rules.profile("standard")
-        return run_match(BotSpec(command, f"random-{lang}"), PY_GREEDY, rules, 17, out, OPTIONS)
+        spec = BotSpec(command, f"random-{lang}", transport=LANGUAGES[lang].transport)
+        return run_match(spec, PY_GREEDY, rules, 17, out, OPTIONS)
 
     return play
 
@@ -490,9 +498,8 @@ def test_the_minimal_bot_of_the_guide_builds_and_plays(lang: str, tmp_path: Path
     )
     assert proc.returncode == 0, f"the guide's build failed:\n{proc.stdout}\n{proc.stderr}"
     command = ("node", str(work / name)) if lang == "js" else (str(work / "minimal_bot"),)
-    outcome = run_match(
-        BotSpec(command, "minimal"), PY_GREEDY, Rules.profile("standard"), 7, tmp_path, OPTIONS
-    )
+    spec = BotSpec(command, "minimal", transport=LANGUAGES[lang].transport)
+    outcome = run_match(spec, PY_GREEDY, Rules.profile("standard"), 7, tmp_path, OPTIONS)
     assert_clean(outcome)
     assert outcome.result.termination is Termination.TARGET
     assert outcome.seats[0].name == "minimal-bot"

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from referee.bots.sandbox import SandboxSettings
 from referee.convert import fault_kind_pb
 from referee.engine.match import Termination
 from referee.faults import FaultKind
@@ -42,6 +43,24 @@ def processes_with_env(name: str, value: str) -> list[int]:
     return found
 
 
+def sandboxed_processes(settings: SandboxSettings | None = None) -> list[int]:
+    """Live processes (zombies excluded) running under one of the sandbox's uids: a
+    sandboxed bot's every process, whatever it did to its session or environment."""
+    settings = settings or SandboxSettings()
+    low, high = settings.uid_base, settings.uid_base + settings.uid_count
+    found = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            uid = os.stat(f"/proc/{entry}").st_uid
+        except OSError:
+            continue
+        if low <= uid < high and alive(int(entry)):
+            found.append(int(entry))
+    return found
+
+
 @dataclass(frozen=True, slots=True)
 class Resources:
     """What the referee's own process holds: open file descriptors and threads."""
@@ -63,13 +82,14 @@ class Resources:
 
 
 def assert_nothing_left(before: Resources, marker: str, settle: float = 5.0) -> None:
-    """No process of the test's bots is alive, and the referee holds no more file descriptors
-    or threads than ``before``.
+    """No process of the test's bots is alive (found by the marker in their environment when
+    they run unsandboxed, by their uid when sandboxed), and the referee holds no more file
+    descriptors or threads than ``before``.
 
     A thread that watched a bot's exit may still be finishing when the match returns, so the
     counts are read again (for at most ``settle`` seconds) until they are back.
     """
-    left = processes_with_env(PIDFILE_ENV, marker)
+    left = processes_with_env(PIDFILE_ENV, marker) + sandboxed_processes()
     assert not left, f"bot processes left behind: {left}"
     until = time.monotonic() + settle
     while True:

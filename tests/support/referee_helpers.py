@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from referee.bots.sandbox import SandboxSettings
 from referee.bots.spec import BotSpec
 from referee.engine.rules import Rules
 from referee.options import RefereeOptions
@@ -16,8 +17,11 @@ from referee.series import run_match
 ROOT = Path(__file__).resolve().parents[2]
 TESTBOT = ROOT / "tests" / "support" / "testbot.py"
 
-# Short limits keep the fault tests fast; the clock tests set their own.
-FAST = RefereeOptions(connect_timeout=15.0, exit_grace=0.5, kill_grace=0.5)
+# Short limits keep the fault tests fast; the clock tests set their own. Unsandboxed: these
+# tests watch the test bot's processes through what it inherits from the referee (its pid
+# file, its environment); the sandbox has tests of its own (tests/bots/test_sandbox.py).
+UNSANDBOXED = SandboxSettings(mode="none")
+FAST = RefereeOptions(connect_timeout=15.0, exit_grace=0.5, kill_grace=0.5, sandbox=UNSANDBOXED)
 
 
 def bot(mode: str = "play", arg: float | None = None) -> BotSpec:
