@@ -27,8 +27,9 @@ from referee.options import (
     DEFAULT_RETRIES,
     RefereeOptions,
 )
+from referee.replay_log import ReplayError
 from referee.series import run_match
-from referee.timeline import ReplayError, Timeline, load_replay
+from referee.timeline import Timeline, load_replay
 from replays.ask import ask, position_at
 from replays.html import render_html
 from replays.verify import (

@@ -3,7 +3,9 @@
 - :class:`ReplayLogWriter` writes a record per line and flushes after each, so a crash of the
   referee loses at most the record in flight.
 - :func:`read_log` reads a log from a text handle and collects every problem it finds, with line
-  numbers, instead of stopping at the first.
+  numbers, instead of stopping at the first; :func:`read_text_log` reads a file that way, and
+  :func:`load_log` reads one that must parse. A file that cannot be read at all raises
+  :class:`ReplayError`, which names the file and the line: never a traceback.
 - :func:`verify_log` re-adjudicates a log with the engine: the header's rules, the seed, every
   deck, every recorded action; it reports each hand result or match result that differs.
 
@@ -13,9 +15,10 @@ verifier compares against them, so both sides use the same spelling.
 
 from __future__ import annotations
 
+import io
 import json
 import os
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
@@ -152,6 +155,18 @@ class ReplayLogWriter:
 
 
 # --- reading ----------------------------------------------------------------------------------
+
+
+class ReplayError(GinRefError, ValueError):
+    """A replay log that cannot be read or replayed; names the file and the line."""
+
+    def __init__(self, path: str | os.PathLike[str], line: int, message: str) -> None:
+        where = f"{os.fspath(path)}: line {line}" if line > 0 else os.fspath(path)
+        super().__init__(f"{where}: {message}")
+        self.path = os.fspath(path)
+        self.line = line
+        self.message = message
+
 
 _INT = (int,)
 _NUM = (int, float)
@@ -309,12 +324,56 @@ def read_log(handle: Iterable[str]) -> ReplayLog:
 
 
 def load_log(path: str | os.PathLike[str]) -> ReplayLog:
-    """Read the log at ``path``; raise :class:`ReplayLogError` if it does not parse."""
-    with open(path, encoding="utf-8") as fh:
-        log = read_log(fh)
+    """Read the log at ``path``; raise :class:`ReplayError` naming its first bad line."""
+    log = read_text_log(path)
     if log.problems:
-        raise ReplayLogError(log.problems)
+        line, message = min(log.problems, key=lambda p: (p[0] == 0, p[0]))
+        raise ReplayError(path, line, describe_problem(log, line, message))
     return log
+
+
+def read_text_log(path: str | os.PathLike[str]) -> ReplayLog:
+    """Read the log file at ``path``; raise :class:`ReplayError` if it cannot be read at all.
+
+    A file that is not UTF-8 text gets the number of its first bad line; everything else (bad
+    JSON, unknown records, a foreign file) is in the returned log's ``problems``.
+    """
+    try:
+        data = Path(path).read_bytes()
+    except IsADirectoryError:
+        raise ReplayError(path, 0, "is a directory, not a replay log") from None
+    except OSError as exc:
+        raise ReplayError(path, 0, f"cannot read it: {exc.strerror or exc}") from None
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        raise ReplayError(path, line, "not UTF-8 text: this is not a ginref replay log") from None
+    try:
+        return read_log(io.StringIO(text))
+    except Exception as exc:  # e.g. RecursionError: JSON nested too deep for json.loads
+        lines = text.split("\n")
+        number = next((n for n, t in enumerate(lines, start=1) if not _readable(t)), 1)
+        why = f"{type(exc).__name__}: {exc}"
+        raise ReplayError(path, number, f"not a valid ginref record ({why})") from None
+
+
+def _readable(line: str) -> bool:
+    """Whether read_log gets through ``line`` without raising."""
+    try:
+        read_log([line + "\n"])
+    except Exception:
+        return False
+    return True
+
+
+def describe_problem(log: ReplayLog, line: int, message: str) -> str:
+    """A reading problem in words; a foreign first line says so."""
+    if line == 1 and log.header is None:
+        return f"not a ginref replay log (the first line must be its header): {message}"
+    if line == 0 and message == "the log is empty":
+        return "the file is empty: not a ginref replay log"
+    return message
 
 
 # --- re-adjudication --------------------------------------------------------------------------
@@ -427,7 +486,3 @@ def verify_file(path: str | os.PathLike[str]) -> None:
     if problems:
         raise ReplayLogError(problems)
 
-
-def hand_scores(log: ReplayLog) -> Sequence[tuple[int, int]]:
-    """Each recorded hand's ``scores_after``."""
-    return [(r["scores_after"][0], r["scores_after"][1]) for r in log.of_type("hand_result")]

@@ -14,11 +14,9 @@ column, ``ginref verify`` names it, and ``ginref replay --at N`` takes it.
 
 from __future__ import annotations
 
-import io
 import os
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 from referee.engine.actions import Action, action_from_dict
@@ -27,18 +25,7 @@ from referee.engine.match import Hand, HandResult, Match
 from referee.engine.observation import Observation, observe
 from referee.engine.rules import Rules
 from referee.errors import CardError, GinRefError, ReplayLogError
-from referee.replay_log import ReplayLog, read_log
-
-
-class ReplayError(GinRefError, ValueError):
-    """A replay log that cannot be read or replayed; names the file and the line."""
-
-    def __init__(self, path: str | os.PathLike[str], line: int, message: str) -> None:
-        where = f"{os.fspath(path)}: line {line}" if line > 0 else os.fspath(path)
-        super().__init__(f"{where}: {message}")
-        self.path = os.fspath(path)
-        self.line = line
-        self.message = message
+from referee.replay_log import ReplayError, ReplayLog, load_log
 
 
 @dataclass(frozen=True, slots=True)
@@ -124,60 +111,13 @@ class Timeline:
         return next((s for s in self.steps if s.kind == "deal" and s.record["hand"] == hand), None)
 
 
-def read_text_log(path: str | os.PathLike[str]) -> ReplayLog:
-    """Read the log file at ``path``; raise :class:`ReplayError` if it cannot be read at all.
-
-    A file that is not UTF-8 text gets the number of its first bad line; everything else (bad
-    JSON, unknown records, a foreign file) is in the returned log's ``problems``.
-    """
-    try:
-        data = Path(path).read_bytes()
-    except IsADirectoryError:
-        raise ReplayError(path, 0, "is a directory, not a replay log") from None
-    except OSError as exc:
-        raise ReplayError(path, 0, f"cannot read it: {exc.strerror or exc}") from None
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        line = data.count(b"\n", 0, exc.start) + 1
-        raise ReplayError(path, line, "not UTF-8 text: this is not a ginref replay log") from None
-    try:
-        return read_log(io.StringIO(text))
-    except Exception as exc:  # read_log trips over some records (e.g. a list as "type")
-        lines = text.split("\n")
-        number = next((n for n, t in enumerate(lines, start=1) if not _readable(t)), 1)
-        why = f"{type(exc).__name__}: {exc}"
-        raise ReplayError(path, number, f"not a valid ginref record ({why})") from None
-
-
-def _readable(line: str) -> bool:
-    """Whether read_log gets through ``line`` without raising."""
-    try:
-        read_log([line + "\n"])
-    except Exception:
-        return False
-    return True
-
-
-def describe_problem(log: ReplayLog, line: int, message: str) -> str:
-    """A reading problem in words; a foreign first line says so."""
-    if line == 1 and log.header is None:
-        return f"not a ginref replay log (the first line must be its header): {message}"
-    if line == 0 and message == "the log is empty":
-        return "the file is empty: not a ginref replay log"
-    return message
-
-
 def load_replay(path: str | os.PathLike[str]) -> Timeline:
     """Read and replay the log at ``path``; raise :class:`ReplayError` naming the first bad line.
 
     A log that stops early (no match result) replays as far as it goes: check
     :attr:`Timeline.complete`.
     """
-    log = read_text_log(path)
-    if log.problems:
-        line, message = min(log.problems, key=lambda p: (p[0] == 0, p[0]))
-        raise ReplayError(path, line, describe_problem(log, line, message))
+    log = load_log(path)
     try:
         timeline = build_timeline(log)
     except ReplayLogError as exc:

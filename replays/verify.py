@@ -30,15 +30,16 @@ from referee.engine.cards import card_str
 from referee.engine.match import Phase
 from referee.errors import CardError, GinRefError, IllegalActionError, ReplayLogError
 from referee.faults import CONDUCT_RULE, FaultKind
-from referee.replay_log import ReplayLog, hand_result_dict, match_result_dict, verify_log
-from referee.timeline import (
+from referee.replay_log import (
     ReplayError,
-    Step,
-    Timeline,
-    build_timeline,
+    ReplayLog,
     describe_problem,
+    hand_result_dict,
+    match_result_dict,
     read_text_log,
+    verify_log,
 )
+from referee.timeline import Step, Timeline, build_timeline
 
 # Clock values are rounded to 0.001 ms in the log; the header's move time to 1 ms.
 CLOCK_TOLERANCE_MS = 1.0
