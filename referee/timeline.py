@@ -1,12 +1,15 @@
 """A replay log walked through the rules engine: one step per record, with the engine's state.
 
-:func:`load_replay` reads a log file (:func:`referee.replay_log.read_log`, so every problem has a
+This is the one walk of a log through the engine; every consumer takes its :class:`Timeline`:
+``ginref verify`` checks it (:mod:`replays.verify`), ``ginref replay`` prints it, draws it
+(``--html``) or sends one of its positions to a bot (``--ask``).
+
+:func:`load_replay` reads a log file (:func:`referee.replay_log.load_log`, so every problem has a
 line number) and :func:`build_timeline` rebuilds the match from the header's rules and seed and
-the decks of the ``deal`` records, applying every recorded decision with :meth:`Match.apply`,
-exactly as :func:`referee.replay_log.verify_log` re-adjudicates it. Each :class:`Step` keeps
-the engine's state just after its record, so any position can be shown, sent to a bot
-(``ginref replay --ask``) or drawn (``--html``). What a seat saw comes from
-:func:`referee.engine.observation.observe` alone (:func:`seat_observation`).
+the decks of the ``deal`` records, applying every recorded decision with :meth:`Match.apply`.
+Each :class:`Step` keeps the engine's state just after its record, so any position can be shown,
+checked or asked about. What a seat saw comes from :func:`referee.engine.observation.observe`
+alone (:func:`seat_observation`).
 
 Events are numbered by their **line number** in the log: ``ginref replay`` shows it in its left
 column, ``ginref verify`` names it, and ``ginref replay --at N`` takes it.
@@ -70,6 +73,7 @@ class Timeline:
     seed: int
     steps: list[Step] = field(default_factory=list)
     stopped: tuple[int, str] | None = None  # (line, why) of the record the engine refused
+    decks: dict[int, list[Card]] = field(default_factory=dict)  # by line of the deal record
 
     @property
     def header(self) -> dict[str, Any]:
@@ -156,15 +160,15 @@ def build_timeline(log: ReplayLog) -> Timeline:
     seed = header["seed"]
     if seed < 0:
         raise ReplayLogError([(1, f"seed {seed} is negative")])
-    decks: list[list[Card]] = []
+    decks: dict[int, list[Card]] = {}
     for number, record in log.records:
         if record["type"] == "deal":
             deck = _deck(record)
             if deck is None:
                 raise ReplayLogError([(number, "deck: not the 52 cards once each")])
-            decks.append(deck)
-    match = Match(rules, seed, decks=decks)
-    timeline = Timeline(log, rules, seed)
+            decks[number] = deck
+    match = Match(rules, seed, decks=list(decks.values()))
+    timeline = Timeline(log, rules, seed, decks=decks)
     results_seen = 0
     for number, record in log.records:
         before = match
@@ -192,25 +196,30 @@ def build_timeline(log: ReplayLog) -> Timeline:
             continue
         if kind == "match_result" and match.result is None:
             forfeit = record["forfeit"]
-            if isinstance(forfeit, dict) and forfeit.get("seat") in (0, 1, None):
-                seat = forfeit.get("seat")
+            if isinstance(forfeit, dict) and forfeit_seat_ok(forfeit.get("seat")):
                 after = match.copy()
+                # seat null: both seats forfeited.
                 after.forfeit(
-                    None if isinstance(seat, bool) else seat,
-                    str(forfeit.get("rule")),
-                    str(forfeit.get("reason")),
+                    forfeit.get("seat"), str(forfeit.get("rule")), str(forfeit.get("reason"))
                 )
                 timeline.steps.append(Step(number, record, hand_no, before, after))
                 match = after
                 continue
         result = None
-        if kind == "hand_result":
-            if results_seen < len(match.hand_results):
-                result = match.hand_results[results_seen]
+        # A hand_result record reports the first ended hand not yet reported; one that comes
+        # before its hand has ended reports none, so a record out of place or written twice does
+        # not shift every later hand's.
+        if kind == "hand_result" and results_seen < len(match.hand_results):
+            result = match.hand_results[results_seen]
             results_seen += 1
         dealt = match.hand if kind == "deal" else None
         timeline.steps.append(Step(number, record, hand_no, before, match, dealt, 0, None, result))
     return timeline
+
+
+def forfeit_seat_ok(seat: Any) -> bool:
+    """Whether a match result's ``forfeit.seat`` is 0, 1 or null (true and false are not)."""
+    return seat is None or (type(seat) is int and seat in (0, 1))
 
 
 def _read_decision(match: Match, record: dict[str, Any]) -> tuple[Action | None, str | None]:

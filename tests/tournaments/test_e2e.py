@@ -15,8 +15,7 @@ import pytest
 from click.testing import CliRunner
 
 from ginref.cli import main
-from referee.replay_log import verify_file
-from tests.support.referee_helpers import TESTBOT, of_type
+from tests.support.referee_helpers import TESTBOT, assert_log_agrees, of_type
 from tournaments.journal import open_journal
 from tournaments.records import MatchRecord
 from tournaments.standings import load_standings
@@ -82,7 +81,7 @@ def test_a_small_round_robin_completes_with_correct_standings(tmp_path: Path) ->
     assert text.count("] play.first.") == 2 and "[6/6]" in text  # one line per match
     records = check_journal_matches_disk(out)
     for r in records[:2]:
-        verify_file(out / r.log_path)
+        assert_log_agrees(out / r.log_path)
     standings = load_standings(out)
     by = {s.name: s for s in standings.bots}
     for bot in by:
