@@ -30,17 +30,18 @@ from referee.options import (
     DEFAULT_RETRIES,
     RefereeOptions,
 )
+from referee.replay_log import ReplayError
 from referee.series import run_match
-from referee.timeline import ReplayError, Timeline, load_replay
+from referee.timeline import Timeline, load_replay
 from replays.ask import ask, position_at
 from replays.html import render_html
 from replays.verify import (
     LogCheck,
     check_file,
-    check_log,
     find_logs,
     format_check,
     format_problem,
+    timeline_problems,
 )
 from replays.view import Style, format_answer, format_position, format_replay
 from tournaments.config import FORMATS, PROCESSES, load_default, load_file
@@ -571,7 +572,7 @@ def _read_key() -> str:
 
 def _warn_differences(log: str, timeline: Timeline) -> None:
     """Say (on stderr) if the log does not re-adjudicate: the replay shows the engine's view."""
-    problems, _ = check_log(timeline.log)
+    problems = timeline_problems(timeline)  # on the walk the replay was printed from
     if problems:
         kinds = {n: str(r["type"]) for n, r in timeline.log.records}
         check = LogCheck(Path(log), tuple(problems), kinds, timeline.last_line, "")

@@ -3,30 +3,29 @@
 - :class:`ReplayLogWriter` writes a record per line and flushes after each, so a crash of the
   referee loses at most the record in flight.
 - :func:`read_log` reads a log from a text handle and collects every problem it finds, with line
-  numbers, instead of stopping at the first.
-- :func:`verify_log` re-adjudicates a log with the engine: the header's rules, the seed, every
-  deck, every recorded action; it reports each hand result or match result that differs.
+  numbers, instead of stopping at the first; :func:`read_text_log` reads a file that way, and
+  :func:`load_log` reads one that must parse. A file that cannot be read at all raises
+  :class:`ReplayError`, which names the file and the line: never a traceback.
 
-Pure ``*_dict`` functions turn engine results into records; the runner writes them and the
-verifier compares against them, so both sides use the same spelling.
+The log is walked through the engine in one place, :mod:`referee.timeline`. Pure ``*_dict``
+functions turn engine results into records; the referee writes them and the verifier
+(:mod:`replays.verify`) compares the walk's results against them, so both use the same spelling.
 """
 
 from __future__ import annotations
 
+import io
 import json
 import os
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
-from referee.engine.actions import action_from_dict
 from referee.engine.cards import Card, card_str
-from referee.engine.deal import hand_deck
-from referee.engine.match import GameScore, HandResult, Match, MatchResult, Termination
+from referee.engine.match import GameScore, HandResult, MatchResult, Termination
 from referee.engine.melds import Arrangement
-from referee.engine.rules import Rules
-from referee.errors import CardError, GinRefError, IllegalActionError, ReplayLogError
+from referee.errors import GinRefError
 
 FORMAT = "ginref-replay"
 VERSION = 1
@@ -152,6 +151,18 @@ class ReplayLogWriter:
 
 
 # --- reading ----------------------------------------------------------------------------------
+
+
+class ReplayError(GinRefError, ValueError):
+    """A replay log that cannot be read or replayed; names the file and the line."""
+
+    def __init__(self, path: str | os.PathLike[str], line: int, message: str) -> None:
+        where = f"{os.fspath(path)}: line {line}" if line > 0 else os.fspath(path)
+        super().__init__(f"{where}: {message}")
+        self.path = os.fspath(path)
+        self.line = line
+        self.message = message
+
 
 _INT = (int,)
 _NUM = (int, float)
@@ -309,125 +320,53 @@ def read_log(handle: Iterable[str]) -> ReplayLog:
 
 
 def load_log(path: str | os.PathLike[str]) -> ReplayLog:
-    """Read the log at ``path``; raise :class:`ReplayLogError` if it does not parse."""
-    with open(path, encoding="utf-8") as fh:
-        log = read_log(fh)
+    """Read the log at ``path``; raise :class:`ReplayError` naming its first bad line."""
+    log = read_text_log(path)
     if log.problems:
-        raise ReplayLogError(log.problems)
+        line, message = min(log.problems, key=lambda p: (p[0] == 0, p[0]))
+        raise ReplayError(path, line, describe_problem(log, line, message))
     return log
 
 
-# --- re-adjudication --------------------------------------------------------------------------
+def read_text_log(path: str | os.PathLike[str]) -> ReplayLog:
+    """Read the log file at ``path``; raise :class:`ReplayError` if it cannot be read at all.
 
-
-def _deck_of(record: dict[str, Any]) -> list[Card] | None:
-    from referee.engine.cards import parse_card
-
-    deck = record["deck"]
-    try:
-        cards = [parse_card(c) for c in deck]
-    except (CardError, TypeError):
-        return None
-    return cards if sorted(cards) == list(range(52)) else None
-
-
-def verify_log(log: ReplayLog) -> list[tuple[int, str]]:
-    """Replay ``log`` through the engine; return every disagreement as ``(line, message)``.
-
-    The match is rebuilt from the header's rules and seed and the decks of the deal records; each
-    deck must also be the one the seed gives (referee.engine.deal). Every decision is applied in
-    order (it must be the recorded seat's turn, and legal); every hand result and the match result
-    must equal what the engine computes. A forfeit is taken from the match result.
+    A file that is not UTF-8 text gets the number of its first bad line; everything else (bad
+    JSON, unknown records, a foreign file) is in the returned log's ``problems``.
     """
-    problems = list(log.problems)
-    header = log.header
-    if header is None:
-        return problems or [(1, "no header")]
     try:
-        rules = Rules.from_dict(header["rules"])
-    except GinRefError as exc:
-        return [*problems, (1, f"rules: {exc}")]
-    seed = header["seed"]
-    decks: list[list[Card]] = []
-    for number, record in log.records:
-        if record["type"] == "deal":
-            deck = _deck_of(record)
-            if deck is None:
-                return [*problems, (number, "deck: not the 52 cards once each")]
-            if deck != hand_deck(seed, len(decks)):
-                problems.append((number, f"the deck of hand {record['hand']} is not the seed's"))
-            decks.append(deck)
-    match = Match(rules, seed, decks=decks)
-    hands_checked = 0
-    finished = False
-    for number, record in log.records:
-        kind = record["type"]
-        if kind == "deal":
-            h = match.hand
-            if h is None or match.result is not None or h.number + 1 != record["hand"]:
-                problems.append((number, f"hand {record['hand']} is not being dealt here"))
-            elif h.dealer != record["dealer"] or list(h.deck) != _deck_of(record):
-                problems.append((number, f"hand {record['hand']}: dealer or deck differs"))
-        elif kind == "decision":
-            if match.to_act != record["seat"]:
-                problems.append(
-                    (number, f"seat {record['seat']} acts, but it is {match.to_act}'s turn")
-                )
-                break
-            if match.phase.value != record["phase"]:
-                problems.append(
-                    (number, f"phase {record['phase']!r} recorded, engine in {match.phase.value!r}")
-                )
-            try:
-                match.apply(action_from_dict(record["action"]))
-            except (IllegalActionError, CardError) as exc:
-                problems.append((number, f"the recorded action is refused: {exc}"))
-                break
-        elif kind == "hand_result":
-            if hands_checked >= len(match.hand_results):
-                problems.append((number, f"hand {record['hand']} has not ended in the engine"))
-                continue
-            expected = hand_result_dict(match.hand_results[hands_checked])
-            hands_checked += 1
-            got = {k: v for k, v in record.items() if k != "type"}
-            if got != expected:
-                diff = sorted(k for k in expected if expected[k] != got.get(k))
-                problems.append(
-                    (number, f"hand {record['hand']}: recorded {diff} differ from the engine's")
-                )
-        elif kind == "match_result":
-            finished = True
-            forfeit = record["forfeit"]
-            if match.result is None and isinstance(forfeit, dict):
-                seat = forfeit.get("seat")
-                if seat not in (0, 1, None) or isinstance(seat, bool):
-                    problems.append((number, f"forfeit: seat {seat!r} is not 0, 1 or null"))
-                    continue
-                # seat null: both seats forfeited.
-                match.forfeit(seat, str(forfeit.get("rule")), str(forfeit.get("reason")))
-            if match.result is None:
-                problems.append((number, "the match result is recorded, but the match goes on"))
-                continue
-            kind_name = forfeit.get("kind") if isinstance(forfeit, dict) else None
-            expected = match_result_dict(match.result, match.hands_dealt, kind_name)
-            got = {k: v for k, v in record.items() if k != "type"}
-            if got != expected:
-                diff = sorted(k for k in expected if expected[k] != got.get(k))
-                problems.append((number, f"match result: recorded {diff} differ from the engine's"))
-    if not finished and not problems:
-        problems.append((0, "the log ends before the match result"))
-    return problems
+        data = Path(path).read_bytes()
+    except IsADirectoryError:
+        raise ReplayError(path, 0, "is a directory, not a replay log") from None
+    except OSError as exc:
+        raise ReplayError(path, 0, f"cannot read it: {exc.strerror or exc}") from None
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        raise ReplayError(path, line, "not UTF-8 text: this is not a ginref replay log") from None
+    try:
+        return read_log(io.StringIO(text))
+    except Exception as exc:  # e.g. RecursionError: JSON nested too deep for json.loads
+        lines = text.split("\n")
+        number = next((n for n, t in enumerate(lines, start=1) if not _readable(t)), 1)
+        why = f"{type(exc).__name__}: {exc}"
+        raise ReplayError(path, number, f"not a valid ginref record ({why})") from None
 
 
-def verify_file(path: str | os.PathLike[str]) -> None:
-    """Read and re-adjudicate the log at ``path``; raise :class:`ReplayLogError` on any problem."""
-    with open(path, encoding="utf-8") as fh:
-        log = read_log(fh)
-    problems = verify_log(log)
-    if problems:
-        raise ReplayLogError(problems)
+def _readable(line: str) -> bool:
+    """Whether read_log gets through ``line`` without raising."""
+    try:
+        read_log([line + "\n"])
+    except Exception:
+        return False
+    return True
 
 
-def hand_scores(log: ReplayLog) -> Sequence[tuple[int, int]]:
-    """Each recorded hand's ``scores_after``."""
-    return [(r["scores_after"][0], r["scores_after"][1]) for r in log.of_type("hand_result")]
+def describe_problem(log: ReplayLog, line: int, message: str) -> str:
+    """A reading problem in words; a foreign first line says so."""
+    if line == 1 and log.header is None:
+        return f"not a ginref replay log (the first line must be its header): {message}"
+    if line == 0 and message == "the log is empty":
+        return "the file is empty: not a ginref replay log"
+    return message

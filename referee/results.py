@@ -37,6 +37,11 @@ class MatchOutcome:
     decisions: int
     elapsed: float
     forfeits: tuple[Fault, ...] = ()  # every seat's forfeiting fault: one, or two (both seats)
+    # What the log records, kept in memory so that no caller has to trust the file:
+    created: str = ""  # the log header's "created" (UTC, ISO 8601)
+    hands_played: int = 0  # the match result's "hands_played": hands dealt, unfinished included
+    seat_decisions: tuple[int, int] = (0, 0)  # accepted decisions by seat
+    seat_think_ms: tuple[float, float] = (0.0, 0.0)  # the sum of their think_ms, by seat
 
     @property
     def both_forfeit(self) -> bool:

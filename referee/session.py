@@ -174,6 +174,9 @@ class Session:
         self.forfeit: Fault | None = None
         self.forfeits: tuple[Fault, ...] = ()
         self.decisions = 0
+        self.seat_decisions = [0, 0]
+        self.seat_think_ms = [0.0, 0.0]  # the sum of the logged think_ms, by seat
+        self.created = ""  # the header's, set by write_header
         self._move_ms = round(options.move_time * 1000)
         self.started = self._clock.time()
         self.outcome: MatchOutcome | None = None
@@ -193,12 +196,13 @@ class Session:
                     "output": proc.output.name,
                 }
             )
+        self.created = _dt.datetime.now(_dt.UTC).isoformat(timespec="milliseconds")
         self.log.write(
             "header",
             format=FORMAT,
             version=VERSION,
             match_id=self.plan.match_id,
-            created=_dt.datetime.now(_dt.UTC).isoformat(timespec="milliseconds"),
+            created=self.created,
             referee=REFEREE_VERSION,
             rules=self.rules.to_dict(),
             seed=self.plan.seed,
@@ -432,6 +436,10 @@ class Session:
             decisions=self.decisions,
             elapsed=self._clock.time() - self.started,
             forfeits=self.forfeits,
+            created=self.created,
+            hands_played=self.match.hands_dealt,
+            seat_decisions=(self.seat_decisions[0], self.seat_decisions[1]),
+            seat_think_ms=(self.seat_think_ms[0], self.seat_think_ms[1]),
         )
 
     async def _play(self) -> None:
@@ -621,6 +629,8 @@ class Session:
             if fault is None:
                 assert action is not None
                 self.decisions += 1
+                self.seat_decisions[seat.index] += 1
+                self.seat_think_ms[seat.index] += think_ms
                 self.log.write(
                     "decision",
                     hand=0 if obs.phase is Phase.CHOOSE_DEALER else obs.hand_number + 1,

@@ -1,12 +1,15 @@
 """A replay log walked through the rules engine: one step per record, with the engine's state.
 
-:func:`load_replay` reads a log file (:func:`referee.replay_log.read_log`, so every problem has a
+This is the one walk of a log through the engine; every consumer takes its :class:`Timeline`:
+``ginref verify`` checks it (:mod:`replays.verify`), ``ginref replay`` prints it, draws it
+(``--html``) or sends one of its positions to a bot (``--ask``).
+
+:func:`load_replay` reads a log file (:func:`referee.replay_log.load_log`, so every problem has a
 line number) and :func:`build_timeline` rebuilds the match from the header's rules and seed and
-the decks of the ``deal`` records, applying every recorded decision with :meth:`Match.apply`,
-exactly as :func:`referee.replay_log.verify_log` re-adjudicates it. Each :class:`Step` keeps
-the engine's state just after its record, so any position can be shown, sent to a bot
-(``ginref replay --ask``) or drawn (``--html``). What a seat saw comes from
-:func:`referee.engine.observation.observe` alone (:func:`seat_observation`).
+the decks of the ``deal`` records, applying every recorded decision with :meth:`Match.apply`.
+Each :class:`Step` keeps the engine's state just after its record, so any position can be shown,
+checked or asked about. What a seat saw comes from :func:`referee.engine.observation.observe`
+alone (:func:`seat_observation`).
 
 Events are numbered by their **line number** in the log: ``ginref replay`` shows it in its left
 column, ``ginref verify`` names it, and ``ginref replay --at N`` takes it.
@@ -14,11 +17,9 @@ column, ``ginref verify`` names it, and ``ginref replay --at N`` takes it.
 
 from __future__ import annotations
 
-import io
 import os
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 from referee.engine.actions import Action, action_from_dict
@@ -27,18 +28,7 @@ from referee.engine.match import Hand, HandResult, Match
 from referee.engine.observation import Observation, observe
 from referee.engine.rules import Rules
 from referee.errors import CardError, GinRefError, ReplayLogError
-from referee.replay_log import ReplayLog, read_log
-
-
-class ReplayError(GinRefError, ValueError):
-    """A replay log that cannot be read or replayed; names the file and the line."""
-
-    def __init__(self, path: str | os.PathLike[str], line: int, message: str) -> None:
-        where = f"{os.fspath(path)}: line {line}" if line > 0 else os.fspath(path)
-        super().__init__(f"{where}: {message}")
-        self.path = os.fspath(path)
-        self.line = line
-        self.message = message
+from referee.replay_log import ReplayError, ReplayLog, load_log
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,6 +73,7 @@ class Timeline:
     seed: int
     steps: list[Step] = field(default_factory=list)
     stopped: tuple[int, str] | None = None  # (line, why) of the record the engine refused
+    decks: dict[int, list[Card]] = field(default_factory=dict)  # by line of the deal record
 
     @property
     def header(self) -> dict[str, Any]:
@@ -124,60 +115,13 @@ class Timeline:
         return next((s for s in self.steps if s.kind == "deal" and s.record["hand"] == hand), None)
 
 
-def read_text_log(path: str | os.PathLike[str]) -> ReplayLog:
-    """Read the log file at ``path``; raise :class:`ReplayError` if it cannot be read at all.
-
-    A file that is not UTF-8 text gets the number of its first bad line; everything else (bad
-    JSON, unknown records, a foreign file) is in the returned log's ``problems``.
-    """
-    try:
-        data = Path(path).read_bytes()
-    except IsADirectoryError:
-        raise ReplayError(path, 0, "is a directory, not a replay log") from None
-    except OSError as exc:
-        raise ReplayError(path, 0, f"cannot read it: {exc.strerror or exc}") from None
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        line = data.count(b"\n", 0, exc.start) + 1
-        raise ReplayError(path, line, "not UTF-8 text: this is not a ginref replay log") from None
-    try:
-        return read_log(io.StringIO(text))
-    except Exception as exc:  # read_log trips over some records (e.g. a list as "type")
-        lines = text.split("\n")
-        number = next((n for n, t in enumerate(lines, start=1) if not _readable(t)), 1)
-        why = f"{type(exc).__name__}: {exc}"
-        raise ReplayError(path, number, f"not a valid ginref record ({why})") from None
-
-
-def _readable(line: str) -> bool:
-    """Whether read_log gets through ``line`` without raising."""
-    try:
-        read_log([line + "\n"])
-    except Exception:
-        return False
-    return True
-
-
-def describe_problem(log: ReplayLog, line: int, message: str) -> str:
-    """A reading problem in words; a foreign first line says so."""
-    if line == 1 and log.header is None:
-        return f"not a ginref replay log (the first line must be its header): {message}"
-    if line == 0 and message == "the log is empty":
-        return "the file is empty: not a ginref replay log"
-    return message
-
-
 def load_replay(path: str | os.PathLike[str]) -> Timeline:
     """Read and replay the log at ``path``; raise :class:`ReplayError` naming the first bad line.
 
     A log that stops early (no match result) replays as far as it goes: check
     :attr:`Timeline.complete`.
     """
-    log = read_text_log(path)
-    if log.problems:
-        line, message = min(log.problems, key=lambda p: (p[0] == 0, p[0]))
-        raise ReplayError(path, line, describe_problem(log, line, message))
+    log = load_log(path)
     try:
         timeline = build_timeline(log)
     except ReplayLogError as exc:
@@ -216,15 +160,15 @@ def build_timeline(log: ReplayLog) -> Timeline:
     seed = header["seed"]
     if seed < 0:
         raise ReplayLogError([(1, f"seed {seed} is negative")])
-    decks: list[list[Card]] = []
+    decks: dict[int, list[Card]] = {}
     for number, record in log.records:
         if record["type"] == "deal":
             deck = _deck(record)
             if deck is None:
                 raise ReplayLogError([(number, "deck: not the 52 cards once each")])
-            decks.append(deck)
-    match = Match(rules, seed, decks=decks)
-    timeline = Timeline(log, rules, seed)
+            decks[number] = deck
+    match = Match(rules, seed, decks=list(decks.values()))
+    timeline = Timeline(log, rules, seed, decks=decks)
     results_seen = 0
     for number, record in log.records:
         before = match
@@ -252,25 +196,30 @@ def build_timeline(log: ReplayLog) -> Timeline:
             continue
         if kind == "match_result" and match.result is None:
             forfeit = record["forfeit"]
-            if isinstance(forfeit, dict) and forfeit.get("seat") in (0, 1, None):
-                seat = forfeit.get("seat")
+            if isinstance(forfeit, dict) and forfeit_seat_ok(forfeit.get("seat")):
                 after = match.copy()
+                # seat null: both seats forfeited.
                 after.forfeit(
-                    None if isinstance(seat, bool) else seat,
-                    str(forfeit.get("rule")),
-                    str(forfeit.get("reason")),
+                    forfeit.get("seat"), str(forfeit.get("rule")), str(forfeit.get("reason"))
                 )
                 timeline.steps.append(Step(number, record, hand_no, before, after))
                 match = after
                 continue
         result = None
-        if kind == "hand_result":
-            if results_seen < len(match.hand_results):
-                result = match.hand_results[results_seen]
+        # A hand_result record reports the first ended hand not yet reported; one that comes
+        # before its hand has ended reports none, so a record out of place or written twice does
+        # not shift every later hand's.
+        if kind == "hand_result" and results_seen < len(match.hand_results):
+            result = match.hand_results[results_seen]
             results_seen += 1
         dealt = match.hand if kind == "deal" else None
         timeline.steps.append(Step(number, record, hand_no, before, match, dealt, 0, None, result))
     return timeline
+
+
+def forfeit_seat_ok(seat: Any) -> bool:
+    """Whether a match result's ``forfeit.seat`` is 0, 1 or null (true and false are not)."""
+    return seat is None or (type(seat) is int and seat in (0, 1))
 
 
 def _read_decision(match: Match, record: dict[str, Any]) -> tuple[Action | None, str | None]:

@@ -1,17 +1,22 @@
 """``ginref verify``: re-adjudicate replay logs with the rules engine and say where they differ.
 
-Each log is read with :func:`referee.replay_log.read_log` and re-adjudicated with
-:func:`referee.replay_log.verify_log` (decks against the seed, every decision legal and in turn,
-every hand result and the match result equal to the engine's). :func:`timeline_problems` adds
-what that does not look at, on the same replay (:mod:`referee.timeline`):
+Each log is read once (:func:`referee.replay_log.read_text_log`) and walked once through the
+engine (:func:`referee.timeline.build_timeline`: the header's rules and seed, the decks of the
+``deal`` records, every decision applied in order, a forfeit applied at the match result);
+:func:`timeline_problems` checks that walk:
 
-- each ``deal``'s upcard and knock limit, and that every hand's deal and result are recorded;
-- each ``decision``'s hand number, that its seat had connected, that the seat's request ids run
-  without a gap (a missing record leaves one), and the clock: the bank after the decision;
+- each deck against the one the seed gives (:mod:`referee.engine.deal`); each ``deal``: that the
+  engine deals that hand there, with the recorded dealer, deck, upcard and knock limit, and that
+  every hand's deal and result are recorded;
+- each ``decision``: that it is the recorded seat's turn, in the recorded phase and hand, and
+  legal (the walk stops at the first the engine cannot take); that its seat had connected; that
+  the seat's request ids run without a gap (a missing record leaves one); the clock: the bank
+  after the decision;
 - each ``fault``: the hand, that a decision fault is the seat to act's, that an illegal action is
   one (the engine refuses it, naming the recorded rule), that a retry was allowed, that a timeout
   ran out the time there was, and that the forfeit in the match result is the recorded fault's;
-- for a hand or match result that differs, the first field with both values.
+- each hand result and the match result against the engine's, naming the first field that
+  differs with both values; and that the log does not end before its match result.
 
 Problems are ``(line, message)`` pairs, line 0 meaning the end of the file.
 """
@@ -27,18 +32,19 @@ from typing import Any
 
 from referee.engine.actions import action_from_dict
 from referee.engine.cards import card_str
-from referee.engine.match import Phase
+from referee.engine.deal import hand_deck
+from referee.engine.match import Match, Phase
 from referee.errors import CardError, GinRefError, IllegalActionError, ReplayLogError
 from referee.faults import CONDUCT_RULE, FaultKind
-from referee.replay_log import ReplayLog, hand_result_dict, match_result_dict, verify_log
-from referee.timeline import (
+from referee.replay_log import (
     ReplayError,
-    Step,
-    Timeline,
-    build_timeline,
+    ReplayLog,
     describe_problem,
+    hand_result_dict,
+    match_result_dict,
     read_text_log,
 )
+from referee.timeline import Step, Timeline, build_timeline, forfeit_seat_ok
 
 # Clock values are rounded to 0.001 ms in the log; the header's move time to 1 ms.
 CLOCK_TOLERANCE_MS = 1.0
@@ -103,31 +109,14 @@ def check_file(path: str | os.PathLike[str]) -> LogCheck:
 
 
 def check_log(log: ReplayLog) -> tuple[list[tuple[int, str]], str]:
-    """Every problem of a log that parsed, and a one-line summary of the match."""
-    try:
-        base = verify_log(log)
-    except Exception as exc:  # a tampered log must not crash the verifier; say what broke
-        base = [(0, f"cannot re-adjudicate: {type(exc).__name__}: {exc}")]
+    """Every problem of a log that parsed, and a one-line summary of the match (one walk)."""
     try:
         timeline = build_timeline(log)
     except ReplayLogError as exc:
-        return _merge(base, exc.problems), ""
-    try:
-        extra = timeline_problems(timeline)
-    except Exception as exc:
-        extra = [(0, f"cannot check the records: {type(exc).__name__}: {exc}")]
-    return _merge(base, extra), summarize(timeline)
-
-
-def _merge(base: list[tuple[int, str]], extra: list[tuple[int, str]]) -> list[tuple[int, str]]:
-    """Both lists, without verify_log's short "differ" message where a detailed one exists."""
-    detailed = {n for n, m in extra if " recorded " in m and ", engine " in m}
-    kept = [(n, m) for n, m in base if not (n in detailed and "differ from the engine's" in m)]
-    out: list[tuple[int, str]] = []
-    for item in kept + extra:
-        if item not in out:
-            out.append(item)
-    return out
+        return list(exc.problems), ""
+    except Exception as exc:  # a tampered log must not crash the verifier; say what broke
+        return [(0, f"cannot re-adjudicate: {type(exc).__name__}: {exc}")], ""
+    return timeline_problems(timeline), summarize(timeline)
 
 
 def _ordered(problems: Sequence[tuple[int, str]]) -> tuple[tuple[int, str], ...]:
@@ -163,6 +152,9 @@ def _first_difference(recorded: dict[str, Any], expected: dict[str, Any]) -> str
         got = recorded.get(key)
         if got != want:
             return f"{key}: recorded {_value(got)}, engine {_value(want)}"
+    extra = next((key for key in recorded if key not in expected), None)
+    if extra is not None:
+        return f"{extra}: recorded {_value(recorded[extra])}, engine has no such field"
     return None
 
 
@@ -178,6 +170,7 @@ class _Checker:
     def __init__(self, timeline: Timeline) -> None:
         header = timeline.header
         self.timeline = timeline
+        self.records = dict(timeline.log.records)  # by line
         self.problems: list[tuple[int, str]] = []
         clock = header.get("time_control")
         clock = clock if isinstance(clock, dict) else {}
@@ -200,12 +193,41 @@ class _Checker:
     def add(self, step: Step, message: str) -> None:
         self.problems.append((step.line, message))
 
-    def run(self) -> list[tuple[int, str]]:
+    def run(self) -> None:
+        self._decks()
         for step in self.timeline.steps:
             handler = getattr(self, f"_{step.kind}", None)
             if handler is not None:
                 handler(step)
-        return self.problems
+        self._end()
+
+    def _decks(self) -> None:
+        """Each deal record's deck against the seed's deck of that hand (dead hands count)."""
+        for index, (line, deck) in enumerate(self.timeline.decks.items()):
+            if deck != hand_deck(self.timeline.seed, index):
+                hand = self.records[line]["hand"]
+                self.problems.append((line, f"the deck of hand {hand} is not the seed's"))
+
+    def _end(self) -> None:
+        """Where the walk stopped, or a log without its match result."""
+        stopped = self.timeline.stopped
+        if stopped is not None:
+            line, _ = stopped
+            record = self.records[line]
+            # The state the refused record met: the last step's, since every record before it
+            # has one.
+            before = self.timeline.steps[-1].after
+            if record["type"] == "decision" and before.to_act == record["seat"]:
+                self._phase(line, record, before)
+            self.problems.append(stopped)
+        elif not any(s.kind == "match_result" for s in self.timeline.steps):
+            self.problems.append((0, "the log ends before the match result"))
+
+    def _phase(self, line: int, record: dict[str, Any], before: Match) -> None:
+        if before.phase.value != record["phase"]:
+            self.problems.append(
+                (line, f"phase {record['phase']!r} recorded, engine in {before.phase.value!r}")
+            )
 
     def _connected(self, step: Step) -> None:
         self.connected.add(step.record["seat"])
@@ -213,6 +235,10 @@ class _Checker:
     def _deal(self, step: Step) -> None:
         r = step.record
         h = step.played
+        if h is None or step.after.result is not None or h.number + 1 != r["hand"]:
+            self.add(step, f"hand {r['hand']} is not being dealt here")
+        elif h.dealer != r["dealer"] or list(h.deck) != self.timeline.decks.get(step.line):
+            self.add(step, f"hand {r['hand']}: dealer or deck differs")
         if h is None:
             return
         if r["hand"] > 1 and self.results < r["hand"] - 1:
@@ -241,6 +267,7 @@ class _Checker:
         r = step.record
         seat = r["seat"]
         before = step.before
+        self._phase(step.line, r, before)
         hand = 0 if before.phase is Phase.CHOOSE_DEALER else step.hand
         if r["hand"] != hand:
             self.add(step, f"hand: recorded {r['hand']}, engine {hand}")
@@ -339,6 +366,7 @@ class _Checker:
     def _hand_result(self, step: Step) -> None:
         self.results += 1
         if step.result is None:
+            self.add(step, f"hand {step.record['hand']} has not ended in the engine")
             return
         got = {k: v for k, v in step.record.items() if k != "type"}
         diff = _first_difference(got, hand_result_dict(step.result))
@@ -348,6 +376,14 @@ class _Checker:
     def _match_result(self, step: Step) -> None:
         r = step.record
         forfeit = r["forfeit"]
+        if (
+            step.before.result is None
+            and isinstance(forfeit, dict)
+            and not forfeit_seat_ok(forfeit.get("seat"))
+        ):
+            self.add(step, f"forfeit: seat {forfeit.get('seat')!r} is not 0, 1 or null")
+        elif step.after.result is None:
+            self.add(step, "the match result is recorded, but the match goes on")
         first = self.forfeits[0] if self.forfeits else None
         if r["termination"] == "forfeit":
             if first is None:
@@ -384,8 +420,13 @@ class _Checker:
 
 
 def timeline_problems(timeline: Timeline) -> list[tuple[int, str]]:
-    """The checks :func:`verify_log` does not make, on a replayed log (module docstring)."""
-    return _Checker(timeline).run()
+    """Every problem of a replayed log: the checks of the module docstring."""
+    checker = _Checker(timeline)
+    try:
+        checker.run()
+    except Exception as exc:  # a tampered log must not crash the verifier; say what broke
+        checker.problems.append((0, f"cannot check the records: {type(exc).__name__}: {exc}"))
+    return checker.problems
 
 
 def format_check(check: LogCheck, *, verbose: bool = False) -> str:

@@ -6,7 +6,8 @@ the matches in order and calls ``on_match`` with each finished match's
 :class:`~tournaments.records.MatchRecord` as soon as its replay log is complete; a false return
 asks it to stop the job after that match (the scheduler plays the rest as a new job). That is
 all the scheduler and the journal know about execution, so a distributed executor can take this
-one's place: it needs only to deliver each match's log and record.
+one's place: it needs only to deliver each match's log and record, the record built from its
+referee's outcome (:func:`~tournaments.records.record_from_outcome`), not from the log.
 
 :class:`LocalExecutor` runs bots as local processes through the match runner
 (:mod:`referee.series`), all of a tournament's matches on one shared referee server.
@@ -26,8 +27,8 @@ from referee.series import run_series_async
 from referee.server import RefereeServer
 from referee.session import MatchPlan
 from tournaments.config import TournamentConfig
-from tournaments.records import MatchRecord, record_from_log
-from tournaments.schedule import Job
+from tournaments.records import MatchRecord, record_from_outcome
+from tournaments.schedule import Job, MatchSpec
 
 # Called with each finished match; returns whether to go on with the job.
 OnMatch = Callable[[MatchRecord], bool]
@@ -91,18 +92,26 @@ class LocalExecutor:
         directory.mkdir(parents=True, exist_ok=True)
         launched = time.perf_counter()
         started: dict[str, float] = {}
+        specs: dict[str, MatchSpec] = {}  # by match id
         reported: set[str] = set()
         stop = False
 
-        def report(match_id: str, path: Path) -> None:
+        def match_started(plan: MatchPlan) -> None:
+            started.setdefault(plan.match_id, time.perf_counter())
+            specs[plan.match_id] = job.matches[plan.number - 1]
+
+        def match_finished(outcome: MatchOutcome) -> None:
+            # Called once the log is complete and before the bots are told: commit it now, not
+            # when the series is over.
             nonlocal stop
+            match_id = outcome.match_id
             if match_id in reported:
                 return
             begin = started.get(match_id)
             first = not started or begin == min(started.values())
-            record = record_from_log(
-                path,
-                job.matches,
+            record = record_from_outcome(
+                outcome,
+                specs[match_id],
                 self.root,
                 elapsed_s=None if begin is None else round(time.perf_counter() - begin, 4),
                 startup_s=round(begin - launched, 4) if first and begin is not None else None,
@@ -111,14 +120,6 @@ class LocalExecutor:
             if not on_match(record) and len(reported) < len(job.matches):
                 stop = True
                 task.cancel()
-
-        def match_started(plan: MatchPlan) -> None:
-            started.setdefault(plan.match_id, time.perf_counter())
-
-        def match_finished(outcome: MatchOutcome) -> None:
-            # Called once the log is complete and before the bots are told: commit it now, not
-            # when the series is over.
-            report(outcome.match_id, outcome.log_path)
 
         bots = (self.specs[job.bots[0]], self.specs[job.bots[1]])
         task: asyncio.Task[SeriesOutcome] = loop.create_task(

@@ -1,21 +1,23 @@
-"""What the journal keeps of a finished match, read from its replay log.
+"""What the journal keeps of a finished match, from the referee's own outcome.
 
-The replay log is the record of truth: the journal's row is derived from it (and carries its
-SHA-256), whichever executor played the match. A log counts as finished once its
-``match_result`` line is written; the runner writes that line before it tells the bots the match
-is over, so a match can be committed at that moment.
+The row is built from the :class:`~referee.results.MatchOutcome` the referee hands to
+``on_match_finished``, never from the replay log: the log is a file in a directory a bot's
+process may reach, so a bot could rewrite it, and the journal must not take its word. The record
+carries the log's SHA-256 and size as a fingerprint, so a log changed later no longer matches
+its row (and ``ginref verify`` re-adjudicates the log itself). The referee calls
+``on_match_finished`` once the log is complete and before it tells the bots the match is over,
+so a match can be committed at that moment.
 """
 
 from __future__ import annotations
 
 import hashlib
-import json
-from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
-from referee.errors import ReplayLogError
+from referee.engine.match import Termination
+from referee.errors import GinRefError
+from referee.results import MatchOutcome
 from tournaments.schedule import MatchSpec
 
 
@@ -93,100 +95,65 @@ class MatchRecord:
         return self.seats.index(bot)
 
 
-def _fault(data: dict[str, Any]) -> FaultRow:
-    return FaultRow(
-        seat=int(data["seat"]),
-        kind=str(data["kind"]),
-        rule=str(data.get("rule", "")),
-        reason=str(data.get("reason", "")),
-        retry=bool(data.get("retry", False)),
-        hand=data.get("hand"),
-    )
-
-
-def record_from_log(
-    path: Path,
-    specs: Sequence[MatchSpec],
+def record_from_outcome(
+    outcome: MatchOutcome,
+    spec: MatchSpec,
     root: Path,
     *,
     elapsed_s: float | None = None,
     startup_s: float | None = None,
 ) -> MatchRecord:
-    """Read the finished log of one match of a job whose matches are ``specs`` (the log header's
-    series number says which); raise :class:`ReplayLogError` if it is not such a log."""
-    raw = path.read_bytes()
-    header: dict[str, Any] | None = None
-    result: dict[str, Any] | None = None
-    hands: list[HandRow] = []
-    faults: list[FaultRow] = []
-    decisions = [0, 0]
-    think = [0.0, 0.0]
-    for number, line in enumerate(raw.decode("utf-8").splitlines(), start=1):
-        try:
-            record = json.loads(line)
-            kind = record["type"]
-            if kind == "decision":
-                seat = record["seat"]
-                decisions[seat] += 1
-                think[seat] += float(record.get("think_ms") or 0.0)
-            elif kind == "hand_result":
-                hands.append(
-                    HandRow(
-                        hand=record["hand"],
-                        dealer=record["dealer"],
-                        outcome=record["outcome"],
-                        winner=record["winner"],
-                        points=record["points"],
-                        knocker=record.get("knocker"),
-                    )
-                )
-            elif kind == "fault":
-                faults.append(_fault(record))
-            elif kind == "header":
-                header = record
-            elif kind == "match_result":
-                result = record
-        except (ValueError, KeyError, TypeError, IndexError) as exc:
-            raise ReplayLogError([(number, f"unreadable record: {exc}")]) from None
-    if header is None or result is None:
-        raise ReplayLogError([(0, f"{path}: not a finished match (no header or match_result)")])
-    number = int(header.get("series", {}).get("match_number", 1))
-    if not 1 <= number <= len(specs):
-        raise ReplayLogError([(1, f"{path}: match {number} of a job of {len(specs)}")])
-    spec = specs[number - 1]
-    labels = tuple(b["label"] for b in sorted(header["bots"], key=lambda b: b["seat"]))
-    if labels != spec.seats or header["seed"] != spec.seed:
-        raise ReplayLogError(
-            [(1, f"{path}: seats {labels} and seed {header['seed']} are not those of {spec.key}")]
+    """The record of ``spec``'s match from the referee's outcome; its log lies under ``root``.
+
+    Raises :class:`GinRefError` if the outcome is not that match's (other bots or seed): the
+    executor paired them wrongly.
+    """
+    seats = (outcome.seats[0].label, outcome.seats[1].label)
+    if seats != spec.seats or outcome.seed != spec.seed:
+        raise GinRefError(
+            f"match {outcome.match_id} (seats {seats}, seed {outcome.seed}) is not {spec.key} "
+            f"(seats {spec.seats}, seed {spec.seed})"
         )
-    forfeit = result.get("forfeit")
+    result = outcome.result
+    forfeit = None
+    if result.termination is Termination.FORFEIT:
+        forfeit = Forfeit(
+            result.forfeit_seat,
+            "" if outcome.forfeit is None else outcome.forfeit.kind.value,
+            result.forfeit_rule or "",
+            result.forfeit_reason or "",
+        )
+    # Reading the file here is fine: the referee closed the log just before it called
+    # on_match_finished, so the file holds every line it wrote, and nothing else in the record
+    # comes from it. The hash only fingerprints the file as it stands at commit: a log replaced
+    # later no longer matches its row, and whether a log tells the truth is ginref verify's call.
+    raw = outcome.log_path.read_bytes()
     return MatchRecord(
         key=spec.key,
         seats=spec.seats,
         seed=spec.seed,
         deal=spec.deal,
-        match_id=header["match_id"],
-        termination=result["termination"],
-        winner=result["winner"],
-        final=(result["final"][0], result["final"][1]),
-        margin=result.get("margin") or 0,
-        hands_played=result.get("hands_played", len(hands)),
-        forfeit=None
-        if forfeit is None
-        else Forfeit(
-            forfeit.get("seat"),
-            str(forfeit.get("kind") or ""),
-            str(forfeit.get("rule") or ""),
-            str(forfeit.get("reason") or ""),
+        match_id=outcome.match_id,
+        termination=result.termination.value,
+        winner=result.winner,
+        final=result.final,
+        margin=result.margin,
+        hands_played=outcome.hands_played,
+        forfeit=forfeit,
+        hands=tuple(
+            HandRow(r.number + 1, r.dealer, r.outcome.value, r.winner, r.points, r.knocker)
+            for r in outcome.hand_results
         ),
-        hands=tuple(hands),
-        faults=tuple(faults),
-        decisions=(decisions[0], decisions[1]),
-        think_ms=(round(think[0], 3), round(think[1], 3)),
-        log_path=str(path.resolve().relative_to(root.resolve())),
+        faults=tuple(
+            FaultRow(f.seat, f.kind.value, f.rule, f.reason, f.retry, f.hand)
+            for f in outcome.faults
+        ),
+        decisions=outcome.seat_decisions,
+        think_ms=(round(outcome.seat_think_ms[0], 3), round(outcome.seat_think_ms[1], 3)),
+        log_path=str(outcome.log_path.resolve().relative_to(root.resolve())),
         log_sha256=hashlib.sha256(raw).hexdigest(),
         log_bytes=len(raw),
-        started=header["created"],
+        started=outcome.created,
         elapsed_s=elapsed_s,
         startup_s=startup_s,
     )

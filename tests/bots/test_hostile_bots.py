@@ -27,7 +27,6 @@ from ginref.cli import main
 from referee.bots.limits import KIB, MIB, Limits
 from referee.engine.rules import Rules
 from referee.faults import FaultKind
-from referee.replay_log import verify_file
 from referee.series import run_match
 from tests.support.hostile_helpers import (
     PIDFILE_ENV,
@@ -38,7 +37,7 @@ from tests.support.hostile_helpers import (
     assert_opponent_untouched,
     told,
 )
-from tests.support.referee_helpers import FAST, TESTBOT, alive, bot, of_type
+from tests.support.referee_helpers import FAST, TESTBOT, alive, assert_log_agrees, bot, of_type
 from tournaments.journal import open_journal
 from tournaments.standings import load_standings
 
@@ -151,7 +150,7 @@ def test_a_hostile_bot_forfeits_by_policy_and_leaves_nothing(
     seat = case.seat
     if case.kind is None:
         assert outcome.forfeit is None and outcome.faults == ()
-        verify_file(outcome.log_path)
+        assert_log_agrees(outcome.log_path)
     else:
         assert_forfeit_by_policy(outcome, seat, case.kind, case.rule, case.reason, sent)
     assert_opponent_untouched(outcome, seat)
@@ -274,7 +273,7 @@ command = "{{python}} {TESTBOT} play"
     for record in records:
         log = out / record.log_path
         assert hashlib.sha256(log.read_bytes()).hexdigest() == record.log_sha256
-        verify_file(log)
+        assert_log_agrees(log)
         hostile = next(name for name in record.seats if name != "good")
         expected = TOURNAMENT[hostile]
         seat = record.seat_of(hostile)

@@ -10,8 +10,7 @@ import pytest
 from click.testing import CliRunner
 
 from ginref.cli import main
-from referee.replay_log import verify_file
-from tests.support.referee_helpers import TESTBOT
+from tests.support.referee_helpers import TESTBOT, assert_log_agrees
 
 pytestmark = pytest.mark.slow  # the command line playing real matches
 
@@ -31,7 +30,7 @@ def test_match_prints_the_result_the_hands_and_the_log(tmp_path: Path) -> None:
     assert "Result: seat 0 (testbot-play) wins" in out
     log = next(line for line in out.splitlines() if line.startswith("Log: "))[5:]
     assert Path(log).parent == tmp_path
-    verify_file(log)
+    assert_log_agrees(log)
     assert "Bot output: " in out
 
 
@@ -63,7 +62,7 @@ def test_two_bots_that_cannot_start_both_forfeit(tmp_path: Path) -> None:
     assert [line.split(":")[1].strip() for line in forfeits] == ["seat 0", "seat 1"]
     assert all("not_connected (R11.5): could not start" in line for line in forfeits)
     log = next(line for line in out.splitlines() if line.startswith("Log: "))[5:]
-    verify_file(log)
+    assert_log_agrees(log)
 
 
 def bad(*args: str) -> str:

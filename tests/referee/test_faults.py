@@ -21,12 +21,12 @@ from referee.engine.match import Termination
 from referee.engine.rules import Rules
 from referee.faults import FaultKind
 from referee.options import RefereeOptions
-from referee.replay_log import verify_file
 from referee.series import run_match, run_series
 from referee.wire import ginrummy_pb2 as pb
 from tests.support.referee_helpers import (
     FAST,
     alive,
+    assert_log_agrees,
     bot,
     of_type,
     pids,
@@ -53,7 +53,7 @@ def assert_forfeit(outcome: Any, seat: int, kind: FaultKind, rule: str = "R11.5"
         "rule": rule,
         "reason": result.forfeit_reason,
     }
-    verify_file(outcome.log_path)  # a forfeited match re-adjudicates too
+    assert_log_agrees(outcome.log_path)  # a forfeited match re-adjudicates too
 
 
 def told(outcome: Any, seat: int) -> str:
@@ -80,7 +80,7 @@ def test_retry_policy_forgives_an_illegal_action_within_the_time(
     (record,) = of_type(outcome.log_path, "fault")
     assert (record["kind"], record["rule"], record["retry"]) == ("illegal_action", "R4.1", True)
     assert "retry: true" in told(outcome, 0)
-    verify_file(outcome.log_path)
+    assert_log_agrees(outcome.log_path)
 
 
 def test_malformed_card_forfeits(tmp_path: Path, pidfile: Path) -> None:
@@ -220,7 +220,7 @@ def test_second_connection_for_a_taken_seat(tmp_path: Path, pidfile: Path) -> No
     (rejected,) = of_type(outcome.log_path, "connection_rejected")
     assert (rejected["seat"], rejected["code"]) == (1, "ALREADY_EXISTS")
     assert "refused as expected: ALREADY_EXISTS" in told(outcome, 1)
-    verify_file(outcome.log_path)
+    assert_log_agrees(outcome.log_path)
 
 
 def test_children_of_a_bot_are_gone_after_the_match(tmp_path: Path, pidfile: Path) -> None:
@@ -264,7 +264,7 @@ def assert_both_forfeit(outcome: Any, kinds: tuple[FaultKind, FaultKind]) -> Non
     assert forfeit["rule"] == "R11.5"
     assert forfeit["reason"].startswith("both seats forfeit: seat 0: ")
     assert "; seat 1: " in forfeit["reason"]
-    verify_file(outcome.log_path)
+    assert_log_agrees(outcome.log_path)
 
 
 def test_neither_bot_can_start(tmp_path: Path) -> None:

@@ -13,15 +13,16 @@ import pytest
 from referee.bots.spec import BotSpec, bot_environment
 from referee.engine.match import Termination
 from referee.engine.rules import PROFILES, Rules
-from referee.errors import ReplayLogError
 from referee.options import RefereeOptions
-from referee.replay_log import load_log, read_log, verify_file, verify_log
+from referee.replay_log import load_log, read_log
 from referee.series import run_series
+from replays.verify import check_file, check_log, format_check
 from tests.support import jsonschema_lite
 from tests.support.referee_helpers import (
     FAST,
     ROOT,
     TESTBOT,
+    assert_log_agrees,
     bot,
     pids,
     play,
@@ -53,7 +54,7 @@ def test_a_complete_match_under_every_profile(profile: str, tmp_path: Path, pidf
     assert all(s.output.exists() and s.output.parent == tmp_path for s in outcome.seats)
     # The log: schema-valid, complete, and it re-adjudicates to the same scores.
     assert_schema_valid(outcome.log_path)
-    verify_file(outcome.log_path)
+    assert_log_agrees(outcome.log_path)
     log = load_log(outcome.log_path)
     header = log.header
     assert header is not None and header["rules"] == rules.to_dict() and header["seed"] == 21
@@ -82,7 +83,7 @@ def test_a_series_over_one_connection_per_bot(tmp_path: Path, pidfile: Path) -> 
     assert len(set(ids)) == 3
     for k, outcome in enumerate(series.matches):
         assert outcome.forfeit is None
-        verify_file(outcome.log_path)
+        assert_log_agrees(outcome.log_path)
         header = records(outcome.log_path)[0]
         assert header["series"] == {"match_number": k + 1, "length": 3}
         names = [b["label"] for b in header["bots"]]
@@ -98,7 +99,7 @@ def test_a_bot_that_crashes_forfeits_the_rest_of_its_series(tmp_path: Path, pidf
     assert second.forfeit is not None and second.forfeit.seat == 1  # bot A is in seat 1 now
     assert second.forfeit.kind.value == "crashed"
     assert second.hand_results == ()
-    verify_file(second.log_path)
+    assert_log_agrees(second.log_path)
 
 
 def test_bots_get_the_referees_interpreter_first_on_path() -> None:
@@ -151,9 +152,17 @@ def lines_of(path: Path) -> list[str]:
     return path.read_text().splitlines(keepends=True)
 
 
+def problems_of(lines: list[str]) -> list[tuple[int, str]]:
+    """What ``ginref verify`` finds in a log that parses."""
+    log = read_log(lines)
+    assert log.problems == []
+    problems, _ = check_log(log)
+    return problems
+
+
 def test_replaying_a_log_reproduces_every_recorded_score(a_log: Path) -> None:
     log = read_log(lines_of(a_log))
-    assert log.problems == [] and verify_log(log) == []
+    assert log.problems == [] and problems_of(lines_of(a_log)) == []
     assert len(log.of_type("hand_result")) >= 2
 
 
@@ -163,7 +172,7 @@ def test_a_tampered_score_is_found_with_its_line_number(a_log: Path) -> None:
     record = json.loads(lines[number])
     record["points"] += 1
     lines[number] = json.dumps(record) + "\n"
-    problems = verify_log(read_log(lines))
+    problems = problems_of(lines)
     assert problems and problems[0][0] == number + 1 and "points" in problems[0][1]
 
 
@@ -171,7 +180,7 @@ def test_a_changed_action_is_refused_or_changes_the_scores(a_log: Path) -> None:
     lines = lines_of(a_log)
     number = next(i for i, line in enumerate(lines) if '"kind":"draw_stock"' in line)
     lines[number] = lines[number].replace('"kind":"draw_stock"', '"kind":"pass"')
-    problems = verify_log(read_log(lines))
+    problems = problems_of(lines)
     assert problems and problems[0][0] == number + 1 and "refused" in problems[0][1]
 
 
@@ -181,7 +190,7 @@ def test_a_changed_deck_does_not_match_the_seed(a_log: Path) -> None:
     record = json.loads(lines[number])
     record["deck"][0], record["deck"][51] = record["deck"][51], record["deck"][0]
     lines[number] = json.dumps(record) + "\n"
-    problems = verify_log(read_log(lines))
+    problems = problems_of(lines)
     assert (number + 1, "the deck of hand 1 is not the seed's") in problems
 
 
@@ -199,11 +208,11 @@ def test_reader_reports_every_malformed_line(a_log: Path) -> None:
 
 def test_a_truncated_log_is_incomplete(a_log: Path, tmp_path: Path) -> None:
     lines = lines_of(a_log)[:-1]
-    assert verify_log(read_log(lines)) == [(0, "the log ends before the match result")]
+    assert problems_of(lines) == [(0, "the log ends before the match result")]
     path = tmp_path / "cut.jsonl"
     path.write_text("".join(lines))
-    with pytest.raises(ReplayLogError, match="ends before the match result"):
-        verify_file(path)
+    check = check_file(path)
+    assert not check.ok and "ends before the match result" in format_check(check)
 
 
 def test_a_log_must_start_with_its_header(a_log: Path) -> None:

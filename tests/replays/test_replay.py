@@ -23,7 +23,7 @@ from ginref.cli import main
 from referee.convert import EventEncoder, decision_request_pb
 from referee.engine.actions import ChooseDeal, Discard, DrawStock, Knock, action_to_dict
 from referee.engine.cards import card_str
-from referee.engine.match import Phase
+from referee.engine.match import Match, Phase
 from referee.engine.observation import observe
 from referee.engine.rules import PROFILES, Rules
 from referee.series import run_match
@@ -419,6 +419,79 @@ def test_verify_checks_faults(fault_logs: dict[str, Path], tmp_path: Path) -> No
 
     at, message = fails_at(tampered(tmp_path, fault_logs["retry"], no_retries, "r.jsonl"))
     assert at == first and "the fault policy allows 0" in message
+
+
+def test_verify_names_a_changed_phase_and_a_bad_forfeit_seat(
+    standard: Path, fault_logs: dict[str, Path], tmp_path: Path
+) -> None:
+    records = records_of(standard)
+    draw = first_line(records, lambda r: r["type"] == "decision" and r["phase"] == "draw")
+
+    def phase(rs: list[dict[str, Any]]) -> None:
+        rs[draw - 1]["phase"] = "discard"
+
+    at, message = fails_at(tampered(tmp_path, standard, phase, "p.jsonl"))
+    assert (at, message) == (draw, "phase 'discard' recorded, engine in 'draw'")
+
+    # true is not seat 1: JSON booleans are no seat numbers.
+    path = fault_logs["crash"]
+    end = len(records_of(path))
+
+    def seat_true(rs: list[dict[str, Any]]) -> None:
+        rs[-1]["forfeit"]["seat"] = True
+
+    at, message = fails_at(tampered(tmp_path, path, seat_true, "s.jsonl"))
+    assert (at, message) == (end, "forfeit: seat True is not 0, 1 or null")
+
+    def no_forfeit(rs: list[dict[str, Any]]) -> None:
+        rs[-1]["forfeit"] = None
+
+    at, message = fails_at(tampered(tmp_path, path, no_forfeit, "n.jsonl"))
+    assert (at, message) == (end, "the match result is recorded, but the match goes on")
+
+
+def test_a_hand_result_written_twice_is_named_once(standard: Path, tmp_path: Path) -> None:
+    """The copy reports no hand; the later hands' results are still compared with their own."""
+    lines = lines_of(standard)
+    records = records_of(standard)
+    result = first_line(records, lambda r: r["type"] == "hand_result")
+    path = write_lines(tmp_path / "twice.jsonl", [*lines[:result], *lines[result - 1 :]])
+    check = check_file(path)
+    assert check.problems == ((result + 1, "hand 1 has not ended in the engine"),)
+
+
+@pytest.mark.parametrize("command", ["view", "html", "at", "ask", "verify"])
+def test_each_command_reads_and_walks_the_log_once(
+    command: str, standard: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each command reads the file once and rebuilds the match once (every walk of a log through
+    the engine starts a Match from the header's rules and seed; copies do not count)."""
+    import referee.replay_log
+
+    calls = {"read": 0, "walk": 0}
+    read, init = referee.replay_log.read_log, Match.__init__
+
+    def counted_read(handle: Any) -> Any:
+        calls["read"] += 1
+        return read(handle)
+
+    def counted_init(self: Match, *args: Any, **kwargs: Any) -> None:
+        calls["walk"] += 1
+        init(self, *args, **kwargs)
+
+    monkeypatch.setattr(referee.replay_log, "read_log", counted_read)
+    monkeypatch.setattr(Match, "__init__", counted_init)
+    line = str(greedy_positions(standard)[0])
+    args = {
+        "view": ["replay", str(standard)],
+        "html": ["replay", str(standard), "--html", str(tmp_path / "m.html")],
+        "at": ["replay", str(standard), "--at", line],
+        "ask": ["replay", str(standard), "--at", line, "--ask", GREEDY_COMMAND],
+        "verify": ["verify", str(standard)],
+    }[command]
+    code, out = run(*args)
+    assert code == 0, out
+    assert calls == {"read": 1, "walk": 1}
 
 
 _FIELD: st.SearchStrategy[Any] = st.sampled_from(

@@ -43,13 +43,13 @@ from referee.engine.match import Match, Termination
 from referee.engine.observation import observe
 from referee.engine.rules import PROFILES, Rules
 from referee.options import RefereeOptions
-from referee.replay_log import verify_file
 from referee.results import MatchOutcome
 from referee.series import run_match, run_series
 from referee.wire import ginrummy_pb2 as pb
 from referee.wire import ginrummy_pb2_grpc as pb_grpc
 from sample_bots import greedy_bot, random_bot
 from sample_bots.client import action_kind
+from tests.support.referee_helpers import assert_log_agrees
 from tournaments.config import load_file
 
 pytestmark = pytest.mark.slow  # every language's bots as real processes
@@ -236,7 +236,7 @@ def test_greedy_port_plays_the_same_matches_as_the_python_greedy_bot(
         assert_clean(match)
         what = f"{lang} {profile} seed {PARITY_SEEDS[number]} (port in seat {port_seat})"
         assert_same_match(expected, match, what)
-        verify_file(match.log_path)
+        assert_log_agrees(match.log_path)
 
 
 # --- Reference positions through a fake referee ------------------------------------------------
@@ -434,7 +434,7 @@ def test_random_bot_completes_a_match_without_faults(lang: str, random_matches: 
     assert_clean(outcome)
     assert outcome.result.termination is Termination.TARGET
     assert outcome.seats[0].name == LANGUAGES[lang].random_name
-    verify_file(outcome.log_path)
+    assert_log_agrees(outcome.log_path)
 
 
 def test_random_bots_share_one_generator(random_matches: Any) -> None:

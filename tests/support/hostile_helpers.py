@@ -16,9 +16,8 @@ from referee.bots.sandbox import SandboxSettings
 from referee.convert import fault_kind_pb
 from referee.engine.match import Termination
 from referee.faults import FaultKind
-from referee.replay_log import verify_file
 from referee.wire import ginrummy_pb2 as pb
-from tests.support.referee_helpers import alive, of_type
+from tests.support.referee_helpers import alive, assert_log_agrees, of_type
 
 PIDFILE_ENV = "TESTBOT_PIDFILE"
 
@@ -144,7 +143,7 @@ def assert_forfeit_by_policy(
     (end,) = of_type(outcome.log_path, "match_result")
     assert end["forfeit"]["seat"] == seat and end["forfeit"]["kind"] == kind.value
     assert end["forfeit"]["rule"] == rule and end["winner"] == 1 - seat
-    verify_file(outcome.log_path)
+    assert_log_agrees(outcome.log_path)
     if sent is not None and kind.reaches_bot:
         wire = [(f.kind, f.rule, f.retry) for f in sent.faults(seat)]
         assert wire == [(fault_kind_pb(kind), rule, False)], wire

@@ -13,6 +13,7 @@ from referee.engine.rules import Rules
 from referee.options import RefereeOptions
 from referee.results import MatchOutcome
 from referee.series import run_match
+from replays.verify import check_file
 
 ROOT = Path(__file__).resolve().parents[2]
 TESTBOT = ROOT / "tests" / "support" / "testbot.py"
@@ -54,6 +55,12 @@ def records(path: Path) -> list[dict[str, Any]]:
 def of_type(path: Path, kind: str) -> list[dict[str, Any]]:
     """The records of one type."""
     return [r for r in records(path) if r["type"] == kind]
+
+
+def assert_log_agrees(path: Path) -> None:
+    """The log at ``path`` re-adjudicates: ``ginref verify``'s checks find nothing."""
+    check = check_file(path)
+    assert check.ok, check.problems
 
 
 def alive(pid: int) -> bool:

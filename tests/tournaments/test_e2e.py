@@ -1,5 +1,6 @@
 """``ginref tournament`` end to end with real bot processes: standings, duplicate deals, resume
-after SIGKILL, Ctrl-C, a bot that crashes in every match, and bad files."""
+after SIGKILL, Ctrl-C, a bot that crashes in every match, bad files, and journal rows that come
+from the referee's outcome, not from a log file a bot could rewrite."""
 
 from __future__ import annotations
 
@@ -10,15 +11,19 @@ import signal
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 from click.testing import CliRunner
 
+import tournaments.executor
 from ginref.cli import main
-from referee.replay_log import verify_file
-from tests.support.referee_helpers import TESTBOT, of_type
+from referee.results import MatchOutcome
+from referee.timeline import load_replay
+from replays.verify import check_file
+from tests.support.referee_helpers import TESTBOT, assert_log_agrees, of_type
 from tournaments.journal import open_journal
-from tournaments.records import MatchRecord
+from tournaments.records import FaultRow, Forfeit, HandRow, MatchRecord, record_from_outcome
 from tournaments.standings import load_standings
 
 pytestmark = pytest.mark.slow  # real tournaments of real bot processes
@@ -28,6 +33,8 @@ PLAY = f"{{python}} {TESTBOT} play"  # knocks as soon as it may: short matches
 FIRST = f"{{python}} {TESTBOT} first"  # always the first legal action: loses to both others
 GREEDY = "{python} -m sample_bots.greedy_bot"
 CRASHER = f"{{python}} {TESTBOT} crash 1"  # exits with code 3 at its first decision
+ONCE = f"{{python}} {TESTBOT} illegal_once"  # one illegal action, forgiven with --retries 1
+LATE_CRASHER = f"{{python}} {TESTBOT} crash 4"  # exits at its fourth decision
 
 
 def tournament_file(
@@ -82,7 +89,7 @@ def test_a_small_round_robin_completes_with_correct_standings(tmp_path: Path) ->
     assert text.count("] play.first.") == 2 and "[6/6]" in text  # one line per match
     records = check_journal_matches_disk(out)
     for r in records[:2]:
-        verify_file(out / r.log_path)
+        assert_log_agrees(out / r.log_path)
     standings = load_standings(out)
     by = {s.name: s for s in standings.bots}
     for bot in by:
@@ -283,3 +290,115 @@ def test_a_journal_refuses_a_different_tournament(tmp_path: Path) -> None:
     assert code == 1 and "belongs to a different tournament (matches: 1 in the journal, 2 now)" in (
         text.replace("\n", " ")
     )
+
+
+# --- journal rows from the referee, not from the log file --------------------------------------
+
+FORGED_CREATED = "2000-01-01T00:00:00.000+00:00"
+
+
+def forged(text: str) -> str:
+    """The log as a bot might rewrite it: the other seat wins, no faults, no think time."""
+    records = [json.loads(line) for line in text.splitlines()]
+    records[0]["created"] = FORGED_CREATED
+    end = records[-1]
+    if end["winner"] is not None:
+        end["winner"] = 1 - end["winner"]
+    end["final"] = end["final"][::-1]
+    for record in records:
+        if record["type"] == "decision":
+            record["think_ms"] = 0.0
+    kept = [r for r in records if r["type"] != "fault"]
+    return "".join(json.dumps(r) + "\n" for r in kept)
+
+
+def said_by(path: Path) -> dict[str, Any]:
+    """The fields of a record as the log at ``path`` gives them, through the engine's walk."""
+    timeline = load_replay(path)
+    assert timeline.complete
+    header = timeline.header
+    end = timeline.steps[-1]
+    result = end.after.result
+    assert result is not None
+    forfeit = end.record["forfeit"]
+    decisions = [s.record for s in timeline.steps if s.kind == "decision"]
+    return {
+        "match_id": header["match_id"],
+        "seats": tuple(b["label"] for b in sorted(header["bots"], key=lambda b: b["seat"])),
+        "seed": header["seed"],
+        "started": header["created"],
+        "termination": result.termination.value,
+        "winner": result.winner,
+        "final": result.final,
+        "margin": result.margin,
+        "hands_played": end.after.hands_dealt,
+        "forfeit": None
+        if forfeit is None
+        else Forfeit(forfeit["seat"], forfeit["kind"], forfeit["rule"], forfeit["reason"]),
+        "hands": tuple(
+            HandRow(r.number + 1, r.dealer, r.outcome.value, r.winner, r.points, r.knocker)
+            for r in (s.result for s in timeline.steps if s.result is not None)
+        ),
+        "faults": tuple(
+            FaultRow(f["seat"], f["kind"], f["rule"], f["reason"], f["retry"], f["hand"])
+            for f in (s.record for s in timeline.steps if s.kind == "fault")
+        ),
+        "decisions": tuple(sum(1 for d in decisions if d["seat"] == seat) for seat in (0, 1)),
+        "think_ms": tuple(
+            round(sum(d["think_ms"] for d in decisions if d["seat"] == seat), 3) for seat in (0, 1)
+        ),
+    }
+
+
+def test_the_journal_records_the_referees_outcome_not_the_log_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    out = tmp_path / "out"
+    originals: dict[str, bytes] = {}
+    at_commit: dict[str, bytes] = {}
+
+    def rewrite_then_record(outcome: MatchOutcome, *args: Any, **kwargs: Any) -> MatchRecord:
+        # The referee has closed the log and called on_match_finished: a bot rewrites the
+        # file in this moment, before the executor builds the record.
+        path = outcome.log_path
+        originals[outcome.match_id] = path.read_bytes()
+        path.write_text(forged(path.read_text()))
+        at_commit[outcome.match_id] = path.read_bytes()
+        return record_from_outcome(outcome, *args, **kwargs)
+
+    monkeypatch.setattr(tournaments.executor, "record_from_outcome", rewrite_then_record)
+    file = tournament_file(
+        tmp_path, [("play", PLAY), ("once", ONCE), ("crash", LATE_CRASHER)], "matches = 1"
+    )
+    argv = ["tournament", str(file), "--out", str(out), "-j", "2", "--retries", "1"]
+    code, text = run(*argv)
+    assert code == 0, text
+    records = records_of(out)
+    assert len(records) == 3 and set(originals) == {r.match_id for r in records}
+    kinds = {f.kind for r in records for f in r.faults}
+    assert {"illegal_action", "crashed"} <= kinds  # a retried fault and a forfeit among them
+    assert any(f.retry for r in records for f in r.faults)
+
+    for record in records:
+        original = tmp_path / f"{record.key}.jsonl"
+        original.write_bytes(originals[record.match_id])
+        assert check_file(original).ok
+        expected = said_by(original)
+        assert {key: getattr(record, key) for key in expected} == expected, record.key
+        # The fingerprint is of the file as it stood when the match was committed; whether
+        # that file tells the truth is for ginref verify to say, and it does not.
+        rewritten = out / record.log_path
+        assert rewritten.read_bytes() == at_commit[record.match_id]
+        assert record.log_sha256 == hashlib.sha256(at_commit[record.match_id]).hexdigest()
+        assert record.log_bytes == len(at_commit[record.match_id])
+        assert not check_file(rewritten).ok
+        assert record.started != FORGED_CREATED and record.decisions != (0, 0)
+
+    # After the match is journaled: rewriting its log again (here: back to the true one) and
+    # running the tournament again changes no row.
+    monkeypatch.undo()
+    first = records[0]
+    (out / first.log_path).write_bytes(originals[first.match_id])
+    code, text = run(*argv)
+    assert code == 0 and "this run played 0" in text, text
+    assert records_of(out) == records
