@@ -14,6 +14,7 @@ functions turn engine results into records; the referee writes them and the veri
 
 from __future__ import annotations
 
+import hashlib
 import io
 import json
 import os
@@ -120,12 +121,19 @@ def match_result_dict(
 
 
 class ReplayLogWriter:
-    """Append records to a new log file, one JSON object per line, flushed line by line."""
+    """Append records to a new log file, one JSON object per line, flushed line by line.
+
+    The writer hashes what it writes (:attr:`sha256`, :attr:`size`): the fingerprint of the log
+    as the referee wrote it, which the journal keeps; it is never read back from the file, which
+    someone else might have changed in between.
+    """
 
     def __init__(self, path: str | os.PathLike[str], *, fsync: bool = False) -> None:
         self.path = Path(path)
         self._fsync = fsync
-        self._fh: IO[str] | None = open(self.path, "w", encoding="utf-8")  # noqa: SIM115
+        self._fh: IO[bytes] | None = open(self.path, "wb")  # noqa: SIM115
+        self._hash = hashlib.sha256()
+        self.size = 0
 
     def write(self, record_type: str, **fields: Any) -> None:
         """Write ``{"type": record_type, **fields}`` and flush it."""
@@ -133,10 +141,18 @@ class ReplayLogWriter:
         if fh is None:
             raise GinRefError(f"the replay log {self.path} is closed")
         record = {"type": record_type, **fields}
-        fh.write(_ENCODE(record) + "\n")
+        data = (_ENCODE(record) + "\n").encode("utf-8")
+        fh.write(data)
         fh.flush()
+        self._hash.update(data)
+        self.size += len(data)
         if self._fsync:
             os.fsync(fh.fileno())
+
+    @property
+    def sha256(self) -> str:
+        """The SHA-256 of every byte written so far, in hex."""
+        return self._hash.hexdigest()
 
     def close(self) -> None:
         """Close the file (idempotent)."""

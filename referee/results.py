@@ -42,6 +42,8 @@ class MatchOutcome:
     hands_played: int = 0  # the match result's "hands_played": hands dealt, unfinished included
     seat_decisions: tuple[int, int] = (0, 0)  # accepted decisions by seat
     seat_think_ms: tuple[float, float] = (0.0, 0.0)  # the sum of their think_ms, by seat
+    log_sha256: str = ""  # of the log's bytes as the referee wrote them
+    log_bytes: int = 0
 
     @property
     def both_forfeit(self) -> bool:

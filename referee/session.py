@@ -440,6 +440,8 @@ class Session:
             hands_played=self.match.hands_dealt,
             seat_decisions=(self.seat_decisions[0], self.seat_decisions[1]),
             seat_think_ms=(self.seat_think_ms[0], self.seat_think_ms[1]),
+            log_sha256=self.log.sha256,
+            log_bytes=self.log.size,
         )
 
     async def _play(self) -> None:

@@ -11,7 +11,6 @@ so a match can be committed at that moment.
 
 from __future__ import annotations
 
-import hashlib
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -123,11 +122,6 @@ def record_from_outcome(
             result.forfeit_rule or "",
             result.forfeit_reason or "",
         )
-    # Reading the file here is fine: the referee closed the log just before it called
-    # on_match_finished, so the file holds every line it wrote, and nothing else in the record
-    # comes from it. The hash only fingerprints the file as it stands at commit: a log replaced
-    # later no longer matches its row, and whether a log tells the truth is ginref verify's call.
-    raw = outcome.log_path.read_bytes()
     return MatchRecord(
         key=spec.key,
         seats=spec.seats,
@@ -151,8 +145,10 @@ def record_from_outcome(
         decisions=outcome.seat_decisions,
         think_ms=(round(outcome.seat_think_ms[0], 3), round(outcome.seat_think_ms[1], 3)),
         log_path=str(outcome.log_path.resolve().relative_to(root.resolve())),
-        log_sha256=hashlib.sha256(raw).hexdigest(),
-        log_bytes=len(raw),
+        # The fingerprint of the bytes the referee wrote, hashed as it wrote them: a log
+        # changed on disk at any moment no longer matches its row (ginref verify says so).
+        log_sha256=outcome.log_sha256,
+        log_bytes=outcome.log_bytes,
         started=outcome.created,
         elapsed_s=elapsed_s,
         startup_s=startup_s,

@@ -385,12 +385,13 @@ def test_the_journal_records_the_referees_outcome_not_the_log_file(
         assert check_file(original).ok
         expected = said_by(original)
         assert {key: getattr(record, key) for key in expected} == expected, record.key
-        # The fingerprint is of the file as it stood when the match was committed; whether
-        # that file tells the truth is for ginref verify to say, and it does not.
+        # The fingerprint is of the bytes the referee wrote, hashed as it wrote them: the
+        # rewritten file does not match its row, and ginref verify refuses it too.
         rewritten = out / record.log_path
         assert rewritten.read_bytes() == at_commit[record.match_id]
-        assert record.log_sha256 == hashlib.sha256(at_commit[record.match_id]).hexdigest()
-        assert record.log_bytes == len(at_commit[record.match_id])
+        assert record.log_sha256 == hashlib.sha256(originals[record.match_id]).hexdigest()
+        assert record.log_bytes == len(originals[record.match_id])
+        assert record.log_sha256 != hashlib.sha256(rewritten.read_bytes()).hexdigest()
         assert not check_file(rewritten).ok
         assert record.started != FORGED_CREATED and record.decisions != (0, 0)
 
