@@ -490,6 +490,13 @@ def standings_command(directory: str, fmt: str) -> None:
     help="Write the match as one self-contained web page (cards, discard pile, showdowns, "
     "controls to step forwards and back) instead of printing it.",
 )
+@click.option(
+    "--sandbox",
+    type=click.Choice(SANDBOX_MODES),
+    default="bwrap",
+    show_default=True,
+    help="How the --ask bot runs: in a sandbox of its own (it cannot read the log), or none.",
+)
 def replay_command(
     log: str,
     seat: int | None,
@@ -500,6 +507,7 @@ def replay_command(
     ask_command: str | None,
     at_line: int | None,
     html_out: str | None,
+    sandbox: str,
 ) -> None:
     """Show the match recorded in the replay log LOG, hand by hand and turn by turn.
 
@@ -532,7 +540,7 @@ def replay_command(
     symbols = not ascii and _can_print("♣♦♥♠")
     style = Style(symbols=symbols, color=color)
     if at_line is not None:
-        _replay_at(log, timeline, at_line, ask_command, style)
+        _replay_at(log, timeline, at_line, ask_command, style, sandbox)
         return
     if html_out is not None:
         try:
@@ -584,7 +592,12 @@ def _warn_differences(log: str, timeline: Timeline) -> None:
 
 
 def _replay_at(
-    log: str, timeline: Timeline, line: int, ask_command: str | None, style: Style
+    log: str,
+    timeline: Timeline,
+    line: int,
+    ask_command: str | None,
+    style: Style,
+    sandbox: str,
 ) -> None:
     """--at: print the position; with --ask, ask the bot and print its answer."""
     try:
@@ -596,9 +609,16 @@ def _replay_at(
     if bot is None or ask_command is None:
         return
     try:
-        answer = ask(timeline, step, bot)
+        settings = SandboxSettings(mode="none" if sandbox == "none" else "bwrap")
+        confinement = _confinement(settings, [Path(log)])
+    except GinRefError as exc:
+        raise click.ClickException(str(exc)) from None
+    try:
+        answer = ask(timeline, step, bot, confinement=confinement)
     except GinRefError as exc:
         raise click.ClickException(f"{ask_command}: {exc}") from None
+    finally:
+        confinement.close()
     click.echo("\n".join(format_answer(step, ask_command, answer, style)), color=style.color)
 
 

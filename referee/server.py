@@ -225,8 +225,9 @@ class RefereeServer:
             return
         hello = first.hello
         ticket = self._tickets.get(hello.token)
-        if ticket is not None and ticket.listener is not None and ticket is not only:
-            ticket = None  # a sandboxed seat's token counts on its own socket only
+        if ticket is not only and (only is not None or ticket and ticket.listener is not None):
+            # A seat's own socket takes its token alone; its token counts nowhere else.
+            ticket = None
         if ticket is None and only is not None:
             message = f"unknown seat token ({CONDUCT_RULE}): this socket is another seat's"
             if only.on_rejected is not None:

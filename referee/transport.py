@@ -25,6 +25,7 @@ import grpc  # type: ignore[import-untyped]
 
 from referee.errors import DeadlineExceededError, DisconnectedError
 from referee.link import Clock, OnInvalid, OnLost, OnMessage
+from referee.text import safe_text
 from referee.wire import ginrummy_pb2 as pb
 
 T = TypeVar("T")
@@ -83,8 +84,9 @@ class BotLink:
 
     def __init__(self, context: Any, hello: pb.Hello) -> None:
         self._context = context
-        self.name = hello.bot_name or "bot"
-        self.version = hello.bot_version
+        # The bot's own words: shown in tables, logs and terminals, so made safe to print.
+        self.name = safe_text(hello.bot_name) or "bot"
+        self.version = safe_text(hello.bot_version)
         self.peer: str = context.peer()
         self.on_message: OnMessage = _ignore_message
         self.on_lost: OnLost = _ignore_lost

@@ -23,7 +23,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from referee.bots.confine import Confinement
 from referee.bots.process import BotProcess
+from referee.bots.sandbox import SandboxSettings
 from referee.bots.spec import BotSpec, bot_environment
 from referee.convert import (
     EventEncoder,
@@ -36,6 +38,7 @@ from referee.engine.actions import Action
 from referee.engine.observation import observe
 from referee.errors import GinRefError, IllegalActionError, MalformedActionError
 from referee.server import RefereeServer
+from referee.text import safe_lines
 from referee.timeline import Step, Timeline, request_observation
 from referee.transport import BotLink, wait_reply
 from referee.wire import ginrummy_pb2 as pb
@@ -130,7 +133,8 @@ def _tail(path: Path, lines: int = 8) -> str:
         return ""
     if not text:
         return ""
-    return "\nLast lines of the bot's output:\n  " + "\n  ".join(text.splitlines()[-lines:])
+    shown = safe_lines(text)[-lines:]
+    return "\nLast lines of the bot's output:\n  " + "\n  ".join(shown)
 
 
 async def ask_async(
@@ -140,11 +144,13 @@ async def ask_async(
     *,
     connect_timeout: float = DEFAULT_CONNECT_TIMEOUT,
     answer_timeout: float | None = None,
+    confinement: Confinement | None = None,
 ) -> Answer:
     """Ask ``bot`` for its decision in ``step``'s position (see the module docstring).
 
-    ``answer_timeout`` defaults to the time the seat had there (move time + its bank).
-    Raises :class:`AskError` if the bot does not start, connect or answer.
+    ``answer_timeout`` defaults to the time the seat had there (move time + its bank). The bot
+    runs confined as ``confinement`` says (default: sandboxed). Raises :class:`AskError` if the
+    bot does not start, connect or answer, :class:`ConfigError` if it cannot be sandboxed.
     """
     obs = request_observation(step)
     if obs is None:
@@ -169,16 +175,23 @@ async def ask_async(
     )
 
     loop = asyncio.get_running_loop()
-    server = RefereeServer(hello_timeout=connect_timeout)
+    own = confinement is None
+    if confinement is None:
+        confinement = Confinement.prepare(SandboxSettings())
+    server = RefereeServer(hello_timeout=connect_timeout, tcp=not confinement.settings.enabled)
     await server.start()
     ticket = server.issue_ticket(f"seat {seat} (ginref replay --ask)")
     workdir = tempfile.TemporaryDirectory(prefix="ginref-ask-")
     output = Path(workdir.name) / "bot.log"
-    proc = BotProcess(bot, output)
+    proc = BotProcess(bot, output, confinement=confinement)
     link: BotLink | None = None
     try:
         launched = time.monotonic()
-        await proc.start(bot_environment(server.address, ticket.token, seat))
+        socket = proc.prepare()
+        if socket is not None:
+            await server.listen_unix(ticket, socket, proc.uid)
+        address = proc.address(server.address)
+        await proc.start(bot_environment(address, ticket.token, seat, extra=bot.env))
         if proc.start_error is not None:
             raise AskError(proc.start_error)
         waiting: set[asyncio.Future[Any]] = {ticket.connected, proc.exited}
@@ -241,6 +254,8 @@ async def ask_async(
         server.revoke(ticket)
         await proc.stop(EXIT_GRACE, KILL_GRACE)
         await server.stop(grace=0.5)
+        if own:
+            confinement.close()
         with contextlib.suppress(OSError):
             workdir.cleanup()
 
@@ -252,10 +267,16 @@ def ask(
     *,
     connect_timeout: float = DEFAULT_CONNECT_TIMEOUT,
     answer_timeout: float | None = None,
+    confinement: Confinement | None = None,
 ) -> Answer:
     """Sync wrapper of :func:`ask_async` (runs its own event loop)."""
     return asyncio.run(
         ask_async(
-            timeline, step, bot, connect_timeout=connect_timeout, answer_timeout=answer_timeout
+            timeline,
+            step,
+            bot,
+            connect_timeout=connect_timeout,
+            answer_timeout=answer_timeout,
+            confinement=confinement,
         )
     )

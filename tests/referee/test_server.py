@@ -3,17 +3,24 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import errno
+import os
+import socket
+import stat
 from collections.abc import Awaitable, Callable
+from pathlib import Path
 from typing import Any
 
 import grpc  # type: ignore[import-untyped]
+import pytest
 from grpc_health.v1 import health_pb2, health_pb2_grpc  # type: ignore[import-untyped]
 from grpc_reflection.v1alpha import (  # type: ignore[import-untyped]
     reflection_pb2,
     reflection_pb2_grpc,
 )
 
-from referee.server import SERVICE_NAME, RefereeServer
+from referee.server import PER_SEAT_CONNECTIONS, SERVICE_NAME, RefereeServer
 from referee.wire import ginrummy_pb2 as pb
 from referee.wire import ginrummy_pb2_grpc as pb_grpc
 
@@ -157,3 +164,130 @@ def test_a_silent_client_gets_deadline_exceeded() -> None:
             raise AssertionError("not refused")
 
     with_server(check)
+
+
+def test_a_bots_name_and_version_are_made_safe_to_print() -> None:
+    """A name with a newline, an escape sequence and a bidirectional override reaches the
+    referee (and the Welcome) escaped, and cut to 64 characters."""
+
+    async def check(server: RefereeServer, channel: Any) -> None:
+        ticket = server.issue_ticket("seat 0 of match x")
+        name = "evil\nResult: seat 0 wins\x1b[2J\u202egnp.exe" + "x" * 100
+        call = pb_grpc.RefereeStub(channel).Play()
+        await call.write(
+            pb.BotMessage(
+                hello=pb.Hello(
+                    token=ticket.token, bot_name=name, bot_version="1\r2", protocol_version=1
+                )
+            )
+        )
+        welcome = (await call.read()).welcome
+        link = await ticket.connected
+        for shown in (link.name, welcome.bot_name, link.version):
+            assert shown.isprintable(), shown
+        assert link.name.startswith("evil\\x0aResult: seat 0 wins\\x1b[2J\\u202egnp.exe")
+        assert len(link.name) == 64 and link.name.endswith("…")
+        assert link.version == "1\\x0d2"
+        link.close()
+
+    with_server(check)
+
+
+def test_the_port_cannot_be_shared_with_so_reuseport() -> None:
+    """No second process may listen on the referee's port and catch a bot's Hello: the server
+    binds without SO_REUSEPORT, so a socket that asks for it cannot bind the same port."""
+
+    async def check(server: RefereeServer, channel: Any) -> None:
+        thief = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        thief.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
+        try:
+            with pytest.raises(OSError) as caught:
+                thief.bind(("127.0.0.1", server.port))
+            assert caught.value.errno == errno.EADDRINUSE
+        finally:
+            thief.close()
+
+    with_server(check)
+
+
+def test_a_seats_own_socket_takes_its_token_and_no_other(tmp_path: Path) -> None:
+    """A sandboxed seat listens on a Unix socket of its own: its token works there and only
+    there; another seat's token is refused there; a fifth connection is refused."""
+
+    async def main() -> None:
+        server = RefereeServer(hello_timeout=2.0)
+        await server.start()
+        mine, other = server.issue_ticket("seat 0"), server.issue_ticket("seat 1")
+        path = tmp_path / "seat0.sock"
+        await server.listen_unix(mine, path)
+        assert stat.S_IMODE(path.stat().st_mode) == 0o600
+        try:
+            async with grpc.aio.insecure_channel(f"unix:{path}") as channel:
+                code, details = await refused(channel, hello(other.token))
+                assert code == grpc.StatusCode.UNAUTHENTICATED
+                assert "another seat's" in details
+            async with grpc.aio.insecure_channel(server.address) as channel:
+                code, _ = await refused(channel, hello(mine.token))
+                assert code == grpc.StatusCode.UNAUTHENTICATED  # not over TCP
+            async with grpc.aio.insecure_channel(f"unix:{path}") as channel:
+                call = pb_grpc.RefereeStub(channel).Play()
+                await call.write(hello(mine.token))
+                assert (await call.read()).WhichOneof("kind") == "welcome"
+                (await mine.connected).close()
+        finally:
+            await server.close_seat(mine)
+            await server.stop(0)
+        assert not path.exists()
+
+    asyncio.run(main())
+
+
+def test_a_seats_socket_accepts_only_a_few_connections(tmp_path: Path) -> None:
+    """A bot opening many connections to its socket gets a handful; the rest are refused at
+    once, so it cannot take the referee's file descriptors."""
+
+    async def main() -> None:
+        server = RefereeServer(hello_timeout=30.0)
+        ticket = server.issue_ticket("seat 0")
+        path = tmp_path / "seat0.sock"
+        await server.listen_unix(ticket, path)
+        fds_before = len(os.listdir("/proc/self/fd"))
+        clients = []
+        try:
+            for _ in range(200):
+                client = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+                client.setblocking(False)
+                with contextlib.suppress(BlockingIOError, ConnectionRefusedError):
+                    client.connect(str(path))
+                clients.append(client)
+            # Let the server accept what it will; it closes what is over its limit.
+            deadline = asyncio.get_running_loop().time() + 20.0
+            while asyncio.get_running_loop().time() < deadline:
+                await asyncio.sleep(0.05)
+                held = len(os.listdir("/proc/self/fd")) - fds_before - len(clients)
+                if held <= PER_SEAT_CONNECTIONS + 2 and _closed_by_peer(clients) >= 150:
+                    break
+            held = len(os.listdir("/proc/self/fd")) - fds_before - len(clients)
+            assert held <= PER_SEAT_CONNECTIONS + 2, held
+            assert _closed_by_peer(clients) >= 150
+        finally:
+            for client in clients:
+                client.close()
+            await server.close_seat(ticket)
+            await server.stop(0)
+
+    asyncio.run(main())
+
+
+def _closed_by_peer(clients: list[socket.socket]) -> int:
+    """How many of ``clients`` the server has closed (a read gives EOF or an error)."""
+    closed = 0
+    for client in clients:
+        try:
+            if client.recv(1, socket.MSG_PEEK) == b"":
+                closed += 1
+        except BlockingIOError:
+            continue
+        except OSError:
+            closed += 1
+    return closed
