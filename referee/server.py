@@ -225,7 +225,7 @@ class RefereeServer:
             return
         hello = first.hello
         ticket = self._tickets.get(hello.token)
-        if ticket is not only and (only is not None or ticket and ticket.listener is not None):
+        if ticket is not only and (only is not None or (ticket and ticket.listener is not None)):
             # A seat's own socket takes its token alone; its token counts nowhere else.
             ticket = None
         if ticket is None and only is not None:
