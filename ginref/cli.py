@@ -32,6 +32,7 @@ from referee.options import (
 )
 from referee.replay_log import ReplayError
 from referee.series import run_match
+from referee.text import safe_text
 from referee.timeline import Timeline, load_replay
 from replays.ask import ask, position_at
 from replays.html import render_html
@@ -44,6 +45,7 @@ from replays.verify import (
     timeline_problems,
 )
 from replays.view import Style, format_answer, format_position, format_replay
+from tournaments.audit import audit_tournament, is_tournament
 from tournaments.config import FORMATS, PROCESSES, load_default, load_file
 from tournaments.report import (
     format_match_line,
@@ -629,9 +631,11 @@ def verify_command(paths: tuple[str, ...], verbose: bool) -> None:
     """Re-adjudicate replay logs with the rules engine.
 
     Each match is rebuilt from its seed and recorded actions; every deal, legal choice, fault
-    and score must be the engine's. Prints one line per log (for a mismatch, the first event
-    that differs, by line number) and exits 0 only if every log agrees. A directory means every
-    *.jsonl file below it.
+    and score must be the engine's, and the deal the one committed to before play. Prints one
+    line per log (for a mismatch, the first event that differs, by line number) and exits 0
+    only if every log agrees. A directory means every *.jsonl file below it; a tournament's
+    directory also has its journal checked against its logs (each log unchanged since the
+    referee wrote it, and saying what the journal says).
     """
     logs = find_logs(paths)
     failed = 0
@@ -641,6 +645,18 @@ def verify_command(paths: tuple[str, ...], verbose: bool) -> None:
         failed += 0 if check.ok else 1
     if len(logs) > 1:
         click.echo(f"{len(logs) - failed} of {len(logs)} logs agree with the engine")
+    for directory in (Path(p) for p in paths):
+        if not is_tournament(directory):
+            continue
+        try:
+            problems = audit_tournament(directory)
+        except GinRefError as exc:
+            problems = [f"{directory}: the journal cannot be read: {exc}"]
+        for problem in problems:
+            click.echo(f"DIFFERS  {safe_text(problem, None)}")
+        verdict = "agrees with" if not problems else f"differs in {len(problems)} places from"
+        click.echo(f"{directory}: the journal {verdict} the logs")
+        failed += len(problems)
     if failed:
         sys.exit(1)
 

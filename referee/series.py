@@ -52,10 +52,10 @@ class _Bot:
     player: Player
 
 
-def new_match_id(seed: int) -> str:
-    """A match id unique within a run: UTC time, seed and a random suffix."""
+def new_match_id() -> str:
+    """A match id: UTC time and 48 random bits; nothing in it comes from the match's seed."""
     stamp = _dt.datetime.now(_dt.UTC).strftime("%Y%m%d-%H%M%S")
-    return f"{stamp}-s{seed}-{secrets.token_hex(3)}"
+    return f"{stamp}-{secrets.token_hex(6)}"
 
 
 async def run_series_async(
@@ -99,7 +99,7 @@ async def run_series_async(
             tcp=not confinement.settings.enabled,
         )
         await server.start()
-    series_id = new_match_id(seeds[0])
+    series_id = new_match_id()
     plans: list[MatchPlan] = []
     for k, seed in enumerate(seeds):
         match_id = series_id if len(seeds) == 1 else f"{series_id}-m{k + 1}"

@@ -55,6 +55,7 @@ from referee.errors import (
     IllegalActionError,
     MalformedActionError,
 )
+from referee.fairness import DealSeal
 from referee.faults import CONDUCT_RULE, Fault, FaultKind
 from referee.link import Clock, Player
 from referee.options import RefereeOptions
@@ -124,6 +125,11 @@ class MatchPlan:
     bots_by_seat: tuple[int, int]  # bot index playing seat 0 and seat 1
     log_path: Path
     faults: list[Fault] = field(default_factory=list)
+    seal: DealSeal | None = None  # the deal's commitment (default: a fresh salt for the seed)
+
+    def __post_init__(self) -> None:
+        if self.seal is None or self.seal.seed != self.seed:
+            self.seal = DealSeal(self.seed)
 
 
 class Session:
@@ -166,6 +172,8 @@ class Session:
         ]
         self._seat_of = {id(seat.conn): seat for seat in self.seats}
         self.match = Match(rules, plan.seed)
+        assert plan.seal is not None
+        self._seal = plan.seal
         self.hand: Hand | None = None  # the hand whose messages are being sent
         self.log = ReplayLogWriter(plan.log_path, fsync=options.fsync)
         self._waiter: Waiter | None = None
@@ -206,6 +214,7 @@ class Session:
             referee=REFEREE_VERSION,
             rules=self.rules.to_dict(),
             seed=self.plan.seed,
+            deal_commitment=self._seal.commitment.hex(),
             time_control={"move_time_ms": self._move_ms, "bank_ms": round(o.bank * 1000)},
             fault_policy={"retries": o.retries},
             series={"match_number": self.plan.number, "length": self.series_length},
@@ -458,6 +467,7 @@ class Session:
                 time_control=time_control,
                 opponent_name=other.link.name if other.link else other.label,
                 opponent_version=other.link.version if other.link else "",
+                deal_commitment=self._seal.commitment,
             )
             start.rules.CopyFrom(rules_pb(self.rules))
             await self.send(seat, pb.RefereeMessage(match_start=start))
@@ -501,6 +511,7 @@ class Session:
             **match_result_dict(
                 result, m.hands_dealt, self.forfeit.kind.value if self.forfeit else None
             ),
+            deal_salt=self._seal.salt.hex(),
         )
         # The log is complete before the bots hear the result: a caller may commit it now.
         self.log.close()
@@ -512,6 +523,8 @@ class Session:
             match_end=pb.MatchEnd(
                 match_id=self.plan.match_id,
                 result=match_result_pb(result, scores, m.hands_dealt, self.forfeit),
+                deal_seed=self._seal.seed,
+                deal_salt=self._seal.salt,
             )
         )
         await self.send_both(lambda _s: message)

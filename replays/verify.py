@@ -16,7 +16,9 @@ engine (:func:`referee.timeline.build_timeline`: the header's rules and seed, th
   one (the engine refuses it, naming the recorded rule), that a retry was allowed, that a timeout
   ran out the time there was, and that the forfeit in the match result is the recorded fault's;
 - each hand result and the match result against the engine's, naming the first field that
-  differs with both values; and that the log does not end before its match result.
+  differs with both values; and that the log does not end before its match result;
+- the deal's commitment: the header's ``deal_commitment`` opened by the seed and the salt the
+  match result reveals (:mod:`referee.fairness`).
 
 Problems are ``(line, message)`` pairs, line 0 meaning the end of the file.
 """
@@ -35,6 +37,7 @@ from referee.engine.cards import card_str
 from referee.engine.deal import hand_deck
 from referee.engine.match import Match, Phase
 from referee.errors import CardError, GinRefError, IllegalActionError, ReplayLogError
+from referee.fairness import opens
 from referee.faults import CONDUCT_RULE, FaultKind
 from referee.replay_log import (
     ReplayError,
@@ -414,9 +417,31 @@ class _Checker:
         if result is not None:
             kind = forfeit.get("kind") if isinstance(forfeit, dict) else None
             expected = match_result_dict(result, step.after.hands_dealt, kind)
-            diff = _first_difference({k: v for k, v in r.items() if k != "type"}, expected)
+            shown = {k: v for k, v in r.items() if k not in ("type", "deal_salt")}
+            diff = _first_difference(shown, expected)
             if diff is not None:
                 self.add(step, f"match result: {diff}")
+        self._seal(step)
+
+    def _seal(self, step: Step) -> None:
+        """The header's commitment to the deal, opened by the seed and the revealed salt."""
+        committed = self.timeline.header.get("deal_commitment")
+        salt = step.record.get("deal_salt")
+        if committed is None and salt is None:
+            return  # a log of a referee that did not commit
+        if not isinstance(committed, str) or not isinstance(salt, str):
+            self.add(step, "deal commitment: the header's commitment or the revealed salt is lost")
+            return
+        try:
+            opened = opens(bytes.fromhex(committed), self.timeline.seed, bytes.fromhex(salt))
+        except ValueError:
+            opened = False
+        if not opened:
+            self.add(
+                step,
+                "deal commitment: the seed and the revealed salt do not hash to the header's "
+                "deal_commitment, so the deal was not the one committed to before play",
+            )
 
 
 def timeline_problems(timeline: Timeline) -> list[tuple[int, str]]:

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import asyncio
 import os
-import secrets
 import time
 from collections import deque
 from collections.abc import Callable
@@ -28,7 +27,7 @@ from tournaments.config import TournamentConfig
 from tournaments.executor import Executor, LocalExecutor
 from tournaments.journal import Journal, open_journal
 from tournaments.records import MatchRecord
-from tournaments.schedule import Job, MatchSpec, build_schedule, make_jobs
+from tournaments.schedule import Job, MatchSpec, build_schedule, deal_key, make_jobs
 
 LOGS = "logs"
 # A bot that is gone (crashed, left, never connected) forfeits every later match of its series,
@@ -90,6 +89,8 @@ class TournamentRunner:
     def __init__(self, config: TournamentConfig, directory: Path | None = None) -> None:
         self.directory = directory or config.out_dir
         self.directory.mkdir(parents=True, exist_ok=True)
+        # The journal holds every match's seed: the directory is its owner's alone.
+        self.directory.chmod(0o700)
         self.journal: Journal = open_journal(self.directory)
         try:
             if self.journal.initialised:
@@ -98,10 +99,9 @@ class TournamentRunner:
                     config = config.with_changes(seed=stored_seed)
                 self.journal.check_identity(config.identity())
             else:
-                if config.seed is None:
-                    config = config.with_changes(seed=secrets.randbelow(2**63))
-                assert config.seed is not None
-                schedule = build_schedule(config, config.seed)
+                # The deal key is used here, once: every match seed is in the schedule, which
+                # the journal keeps where no bot can read it, and the key is not kept at all.
+                schedule = build_schedule(config, deal_key(config.seed))
                 self.journal.initialise(
                     config.identity(),
                     config.to_dict(),

@@ -1,9 +1,11 @@
 """The schedule: pairings, every match's seats and seed, and the jobs that play them (pure).
 
-Seeds. Deal ``d`` (1-based) of a tournament has one seed, derived from the master seed alone
-(BLAKE2b of ``"ginref-tournament-deal:<master>:<d>:<attempt>"``, 63 bits), so game ``k`` of every
-pairing plays the same deal sequence, like the openings of a cutechess round. A match's deals and
-its first dealer all come from its seed (:mod:`referee.engine.deal`).
+Seeds. Deal ``d`` (1-based) of a tournament has one seed, HMAC-SHA256 of
+``"ginref-tournament-deal:<d>:<attempt>"`` under the tournament's secret deal key (63 bits), so
+game ``k`` of every pairing plays the same deal sequence, like the openings of a cutechess round.
+The key is 32 random bytes kept in the journal, which no bot can read; only a tournament given a
+master seed (for a reproducible run) derives it from that seed (:func:`deal_key`). A match's
+deals and its first dealer all come from its seed (:mod:`referee.engine.deal`).
 
 Balance within a pairing (X, Y; games counted across rounds from 0):
 
@@ -24,6 +26,8 @@ first dealer's seat alternates between deal pairs, so seats and dealing stay bal
 from __future__ import annotations
 
 import hashlib
+import hmac
+import secrets
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
@@ -77,9 +81,19 @@ def pairings(config: TournamentConfig) -> list[tuple[str, str]]:
     return [(a, b) for i, a in enumerate(names) for b in names[i + 1 :]]
 
 
-def _candidate(master: int, deal: int, attempt: int) -> int:
-    text = f"ginref-tournament-deal:{master}:{deal}:{attempt}".encode()
-    return int.from_bytes(hashlib.blake2b(text, digest_size=8).digest(), "big") & _SEED_MASK
+def deal_key(master: int | None) -> bytes:
+    """The secret every match seed of a tournament derives from: 32 random bytes, or, for a
+    reproducible run, a hash of the master seed (whoever knows that seed can derive every deal,
+    so a competition leaves it out)."""
+    if master is None:
+        return secrets.token_bytes(32)
+    return hashlib.sha256(f"ginref-master-seed:{master}".encode()).digest()
+
+
+def _candidate(key: bytes, deal: int, attempt: int) -> int:
+    text = f"ginref-tournament-deal:{deal}:{attempt}".encode()
+    digest = hmac.new(key, text, hashlib.sha256).digest()
+    return int.from_bytes(digest[:8], "big") & _SEED_MASK
 
 
 def first_decider(rules: Rules, seed: int) -> int:
@@ -88,19 +102,20 @@ def first_decider(rules: Rules, seed: int) -> int:
     return match.chooser if match.chooser is not None else match.hand.dealer
 
 
-def deal_seed(master: int, deal: int, rules: Rules, seat: int) -> int:
-    """The seed of deal ``deal``: the first candidate whose first dealer is ``seat``."""
+def deal_seed(key: bytes, deal: int, rules: Rules, seat: int) -> int:
+    """The seed of deal ``deal`` (HMAC-SHA256 under ``key``): the first candidate whose first
+    dealer is ``seat``. Without the key, one match's seed tells nothing of another's."""
     if rules.first_dealer in ("seat0", "seat1"):
-        return _candidate(master, deal, 0)
+        return _candidate(key, deal, 0)
     attempt = 0
     while True:
-        seed = _candidate(master, deal, attempt)
+        seed = _candidate(key, deal, attempt)
         if first_decider(rules, seed) == seat:
             return seed
         attempt += 1
 
 
-def build_schedule(config: TournamentConfig, master: int) -> list[MatchSpec]:
+def build_schedule(config: TournamentConfig, key: bytes) -> list[MatchSpec]:
     """Every match of the tournament in order of play: round by round, game by game."""
     rules = config.rules
     rounds = config.rounds * (2 if config.format == "double-round-robin" else 1)
@@ -117,7 +132,7 @@ def build_schedule(config: TournamentConfig, master: int) -> list[MatchSpec]:
                 deal = k
                 dealer_seat = (0, 1, 1, 0)[k % 4]
             if deal not in seeds:
-                seeds[deal] = deal_seed(master, deal + 1, rules, dealer_seat)
+                seeds[deal] = deal_seed(key, deal + 1, rules, dealer_seat)
             for x, y in pairs:
                 seats = (x, y) if k % 2 == 0 else (y, x)
                 specs.append(

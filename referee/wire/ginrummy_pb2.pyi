@@ -158,7 +158,7 @@ class Welcome(_message.Message):
     def __init__(self, protocol_version: _Optional[int] = ..., referee_version: _Optional[str] = ..., bot_name: _Optional[str] = ...) -> None: ...
 
 class MatchStart(_message.Message):
-    __slots__ = ("match_id", "match_number", "series_length", "seat", "rules", "time_control", "opponent_name", "opponent_version")
+    __slots__ = ("match_id", "match_number", "series_length", "seat", "rules", "time_control", "opponent_name", "opponent_version", "deal_commitment")
     MATCH_ID_FIELD_NUMBER: _ClassVar[int]
     MATCH_NUMBER_FIELD_NUMBER: _ClassVar[int]
     SERIES_LENGTH_FIELD_NUMBER: _ClassVar[int]
@@ -167,6 +167,7 @@ class MatchStart(_message.Message):
     TIME_CONTROL_FIELD_NUMBER: _ClassVar[int]
     OPPONENT_NAME_FIELD_NUMBER: _ClassVar[int]
     OPPONENT_VERSION_FIELD_NUMBER: _ClassVar[int]
+    DEAL_COMMITMENT_FIELD_NUMBER: _ClassVar[int]
     match_id: str
     match_number: int
     series_length: int
@@ -175,7 +176,8 @@ class MatchStart(_message.Message):
     time_control: TimeControl
     opponent_name: str
     opponent_version: str
-    def __init__(self, match_id: _Optional[str] = ..., match_number: _Optional[int] = ..., series_length: _Optional[int] = ..., seat: _Optional[int] = ..., rules: _Optional[_Union[Rules, _Mapping]] = ..., time_control: _Optional[_Union[TimeControl, _Mapping]] = ..., opponent_name: _Optional[str] = ..., opponent_version: _Optional[str] = ...) -> None: ...
+    deal_commitment: bytes
+    def __init__(self, match_id: _Optional[str] = ..., match_number: _Optional[int] = ..., series_length: _Optional[int] = ..., seat: _Optional[int] = ..., rules: _Optional[_Union[Rules, _Mapping]] = ..., time_control: _Optional[_Union[TimeControl, _Mapping]] = ..., opponent_name: _Optional[str] = ..., opponent_version: _Optional[str] = ..., deal_commitment: _Optional[bytes] = ...) -> None: ...
 
 class Rules(_message.Message):
     __slots__ = ("profile", "params")
@@ -227,12 +229,16 @@ class HandEnd(_message.Message):
     def __init__(self, result: _Optional[_Union[HandResult, _Mapping]] = ..., scores: _Optional[_Iterable[_Union[SeatScore, _Mapping]]] = ...) -> None: ...
 
 class MatchEnd(_message.Message):
-    __slots__ = ("match_id", "result")
+    __slots__ = ("match_id", "result", "deal_seed", "deal_salt")
     MATCH_ID_FIELD_NUMBER: _ClassVar[int]
     RESULT_FIELD_NUMBER: _ClassVar[int]
+    DEAL_SEED_FIELD_NUMBER: _ClassVar[int]
+    DEAL_SALT_FIELD_NUMBER: _ClassVar[int]
     match_id: str
     result: MatchResult
-    def __init__(self, match_id: _Optional[str] = ..., result: _Optional[_Union[MatchResult, _Mapping]] = ...) -> None: ...
+    deal_seed: int
+    deal_salt: bytes
+    def __init__(self, match_id: _Optional[str] = ..., result: _Optional[_Union[MatchResult, _Mapping]] = ..., deal_seed: _Optional[int] = ..., deal_salt: _Optional[bytes] = ...) -> None: ...
 
 class DecisionRequest(_message.Message):
     __slots__ = ("request_id", "observation", "legal_actions", "time_left_ms", "move_time_ms", "bank_ms", "new_events")

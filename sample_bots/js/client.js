@@ -3,7 +3,9 @@
 // The message and service code is generated at start-up from proto/ginrummy/v1/ginrummy.proto by
 // @grpc/proto-loader (the ordinary Node.js tooling), so the bot always speaks the proto of the
 // checkout it runs from. A bot is a function from a DecisionRequest (a plain object, field names
-// as in the proto) to an Action; runBot does the rest and exits the process:
+// as in the proto) to an Action; runBot does the rest and exits the process. At each MatchEnd it
+// checks the referee's commitment to the deal (deal.js) and says so on stderr if it fails.
+// Exit codes:
 //   0  the referee ended the stream with status OK
 //   1  the connection failed, the stream ended with an error status, or decide threw
 //   2  GINREF_ADDRESS or GINREF_TOKEN is missing
@@ -12,6 +14,7 @@
 const path = require('path');
 const grpc = require('@grpc/grpc-js');
 const protoLoader = require('@grpc/proto-loader');
+const { checkDeal } = require('./deal');
 
 const PROTO_ROOT = path.resolve(__dirname, '..', '..', 'proto');
 const PROTO_FILE = 'ginrummy/v1/ginrummy.proto';
@@ -49,7 +52,25 @@ function runBot(decide, name, version) {
   const client = new Referee(address, grpc.credentials.createInsecure());
   const call = client.Play();
   let exitCode = 0;
+  // What the deal check needs: MatchStart's commitment and seat, this bot's every HandStart.
+  let match = null;
   call.on('data', (message) => {
+    if (message.kind === 'match_start') {
+      const start = message.match_start;
+      const elevenCard = start.rules.params.deal_mode === 'eleven_card';
+      match = { commit: start.deal_commitment, seat: start.seat, elevenCard, hands: [] };
+    } else if (message.kind === 'hand_start' && match) {
+      match.hands.push(message.hand_start);
+    } else if (message.kind === 'match_end' && match) {
+      const end = message.match_end;
+      const wrong = checkDeal(
+        match.commit, end.deal_seed, end.deal_salt, match.hands, match.seat, match.elevenCard);
+      if (wrong) {
+        process.stderr.write(`${name}: the deal of match ${end.match_id} was not fair: ${wrong}\n`);
+        exitCode = 1;
+      }
+      match = null;
+    }
     if (message.kind === 'decision_request') {
       const request = message.decision_request;
       let action;

@@ -7,17 +7,7 @@
 
 const crypto = require('crypto');
 const { runBot } = require('./client');
-
-const MASK = (1n << 64n) - 1n;
-
-/** SplitMix64: the next 64-bit output and the new state, as BigInts. */
-function splitmix64(state) {
-  const s = (state + 0x9e3779b97f4a7c15n) & MASK;
-  let z = s;
-  z = ((z ^ (z >> 30n)) * 0xbf58476d1ce4e5b9n) & MASK;
-  z = ((z ^ (z >> 27n)) * 0x94d049bb133111ebn) & MASK;
-  return [z ^ (z >> 31n), s];
-}
+const { MASK, splitmix64 } = require('./deal');
 
 function initialSeed() {
   const text = (process.env.GINREF_BOT_SEED || '').trim();

@@ -26,6 +26,7 @@ from referee.engine.cards import card_str
 from referee.engine.match import Match, Phase
 from referee.engine.observation import observe
 from referee.engine.rules import PROFILES, Rules
+from referee.fairness import commitment
 from referee.series import run_match
 from referee.timeline import load_replay, request_observation, seat_observation
 from referee.wire import ginrummy_pb2 as pb
@@ -286,6 +287,30 @@ def test_verify_names_an_altered_score(standard: Path, tmp_path: Path) -> None:
 
     at, message = fails_at(tampered(tmp_path, standard, change_final, "f.jsonl"))
     assert at == end and "match result: final" in message
+
+
+def test_verify_checks_the_commitment_to_the_deal(standard: Path, tmp_path: Path) -> None:
+    """The header commits to the deal before play; the match result reveals the salt. A seed,
+    commitment or salt that does not open it is named at the match result."""
+    records = records_of(standard)
+    header, end = records[0], records[-1]
+    assert commitment(header["seed"], bytes.fromhex(end["deal_salt"])).hex() == header[
+        "deal_commitment"
+    ]
+    assert check_file(standard).ok
+
+    def other_salt(rs: list[dict[str, Any]]) -> None:
+        rs[-1]["deal_salt"] = "00" * 32
+
+    def other_commitment(rs: list[dict[str, Any]]) -> None:
+        rs[0]["deal_commitment"] = "ab" * 32
+
+    def no_salt(rs: list[dict[str, Any]]) -> None:
+        del rs[-1]["deal_salt"]
+
+    for name, change in (("s", other_salt), ("c", other_commitment), ("n", no_salt)):
+        at, message = fails_at(tampered(tmp_path, standard, change, f"{name}.jsonl"))
+        assert at == len(records) and message.startswith("deal commitment"), (name, message)
 
 
 def test_verify_names_an_altered_card(standard: Path, tmp_path: Path) -> None:

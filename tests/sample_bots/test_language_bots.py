@@ -160,9 +160,10 @@ PARITY_SEEDS = (101, 102, 103, 104, 105, 106)
 def comparable(path: Path) -> list[dict[str, Any]]:
     """A replay log's records without what may differ between equal matches.
 
-    That is: the match id and time, the bots' names, commands and versions, think times and the
-    banks they leave, and the order of the two ``connected`` records (whichever bot connects
-    first is logged first); they go last, by seat.
+    That is: the match id and time, the deal's salt and commitment (a fresh salt per match),
+    the bots' names, commands and versions, think times and the banks they leave, and the order
+    of the two ``connected`` records (whichever bot connects first is logged first); they go
+    last, by seat.
     """
     records = []
     connected = []
@@ -170,8 +171,10 @@ def comparable(path: Path) -> list[dict[str, Any]]:
         record = json.loads(line)
         kind = record["type"]
         if kind == "header":
-            for key in ("match_id", "created", "bots"):
+            for key in ("match_id", "created", "bots", "deal_commitment"):
                 record.pop(key, None)
+        elif kind == "match_result":
+            record.pop("deal_salt", None)
         elif kind == "connected":
             connected.append({"type": kind, "seat": record["seat"]})
             continue
@@ -503,3 +506,68 @@ def test_the_minimal_bot_of_the_guide_builds_and_plays(lang: str, tmp_path: Path
     assert_clean(outcome)
     assert outcome.result.termination is Termination.TARGET
     assert outcome.seats[0].name == "minimal-bot"
+
+
+# --- The deal's commitment, checked in another language ------------------------------------------
+
+CHECK_DEAL = """
+const { checkDeal } = require(process.argv[1]);
+const m = JSON.parse(require('fs').readFileSync(0, 'utf8'));
+const hex = (s) => Buffer.from(s, 'hex');
+console.log(JSON.stringify(checkDeal(
+  hex(m.commitment), m.seed, hex(m.salt), m.hands, m.seat, false)));
+"""
+
+
+def test_javascript_checks_the_deal_from_the_protos_fields_alone(tmp_path: Path) -> None:
+    """What one seat received (MatchStart, its HandStarts, MatchEnd), as protobuf JSON, is all
+    sample_bots/js/deal.js needs to check the commitment and every hand it was dealt; a seed,
+    salt or card that is not the committed deal's is caught."""
+    seen: dict[str, Any] = {"hands": []}
+
+    def keep(seat: int, message: pb.RefereeMessage, hand: object) -> None:
+        kind = message.WhichOneof("kind")
+        if seat != 1:
+            return
+        if kind == "match_start":
+            seen["commitment"] = message.match_start.deal_commitment.hex()
+            seen["seat"] = message.match_start.seat
+        elif kind == "hand_start":
+            start = message.hand_start
+            seen["hands"].append(
+                {
+                    "hand_number": start.hand_number,
+                    "dealer": start.dealer,
+                    "hand": list(start.hand),
+                    "upcard": start.upcard,
+                }
+            )
+        elif kind == "match_end":
+            seen["seed"] = str(message.match_end.deal_seed)
+            seen["salt"] = message.match_end.deal_salt.hex()
+
+    bot = BotSpec((sys.executable, "-m", "sample_bots.random_bot"), "random-py")
+    rules = Rules.profile("standard")
+    outcome = run_match(PY_GREEDY, bot, rules, 99, tmp_path, OPTIONS, on_send=keep)
+    assert_clean(outcome)
+    assert len(seen["hands"]) >= 2 and seen["seed"] == "99" and len(seen["commitment"]) == 64
+
+    def check(record: dict[str, Any]) -> Any:
+        proc = subprocess.run(
+            ["node", "-e", CHECK_DEAL, str(BOTS / "js" / "deal.js")],
+            input=json.dumps(record),
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=True,
+        )
+        return json.loads(proc.stdout)
+
+    assert check(seen) is None
+    assert "do not open" in check({**seen, "seed": "100"})
+    assert "do not open" in check({**seen, "salt": "00" * 32})
+    forged = json.loads(json.dumps(seen))
+    first = forged["hands"][1]["hand"]
+    outside = next(c for c in ("AC", "2C", "3C", "4C") if c not in first)
+    first[0] = outside
+    assert check(forged).startswith("hand 2: dealt")

@@ -20,6 +20,7 @@ from tournaments.config import (
 from tournaments.records import FaultRow, Forfeit, HandRow, MatchRecord
 from tournaments.schedule import (
     build_schedule,
+    deal_key,
     first_decider,
     make_jobs,
     pairings,
@@ -218,7 +219,7 @@ def test_formats_give_the_right_pairings() -> None:
     gauntlet = config_of("format = 'gauntlet'\nchallengers = ['b']\n")
     assert pairings(gauntlet) == [("b", "a"), ("b", "c")]
     double = config_of("format = 'double-round-robin'\nmatches = 2\n")
-    specs = build_schedule(double, 1)
+    specs = build_schedule(double, deal_key(1))
     assert len(specs) == 3 * 2 * 2 and {s.round for s in specs} == {1, 2}
 
 
@@ -226,7 +227,7 @@ def test_formats_give_the_right_pairings() -> None:
 def test_seats_and_first_dealer_are_balanced_in_every_pairing(profile: str) -> None:
     config = config_of(f"matches = 8\n[rules]\nprofile = '{profile}'\n")
     rules = config.rules
-    specs = build_schedule(config, 99)
+    specs = build_schedule(config, deal_key(99))
     assert len({s.key for s in specs}) == len(specs) == 24
     for x, y in pairings(config):
         mine = [s for s in specs if s.pairing == (x, y)]
@@ -239,11 +240,15 @@ def test_seats_and_first_dealer_are_balanced_in_every_pairing(profile: str) -> N
         assert len(combos) == 4  # each seat with each first dealer
 
 
-def test_seeds_derive_from_the_master_seed_alone() -> None:
+def test_seeds_derive_from_the_deal_key_alone() -> None:
     config = config_of("matches = 4\n")
-    first = build_schedule(config, 5)
-    assert first == build_schedule(config, 5)
-    assert [s.seed for s in first] != [s.seed for s in build_schedule(config, 6)]
+    first = build_schedule(config, deal_key(5))
+    assert first == build_schedule(config, deal_key(5))
+    assert [s.seed for s in first] != [s.seed for s in build_schedule(config, deal_key(6))]
+    # Without a master seed the key is secret and random: two runs deal differently.
+    unseeded = [s.seed for s in build_schedule(config, deal_key(None))]
+    assert unseeded != [s.seed for s in build_schedule(config, deal_key(None))]
+    assert len(deal_key(None)) == 32 and deal_key(7) != deal_key(None)
     # Game k of every pairing plays the same deal.
     by_game: dict[int, set[int]] = {}
     for s in first:
@@ -254,7 +259,7 @@ def test_seeds_derive_from_the_master_seed_alone() -> None:
 def test_duplicate_pairs_share_a_seed_and_swap_seats_so_each_bot_gets_the_others_cards() -> None:
     config = config_of("duplicate = true\nmatches = 6\n")
     rules = config.rules
-    specs = [s for s in build_schedule(config, 3) if s.pairing == ("a", "b")]
+    specs = [s for s in build_schedule(config, deal_key(3)) if s.pairing == ("a", "b")]
     assert len(specs) == 6
     for first, second in zip(specs[::2], specs[1::2], strict=True):
         assert first.deal == second.deal and first.seed == second.seed
@@ -272,7 +277,7 @@ def test_duplicate_pairs_share_a_seed_and_swap_seats_so_each_bot_gets_the_others
 
 def test_jobs_keep_a_pairing_series_together_with_alternating_seats() -> None:
     config = config_of("matches = 4\nrounds = 2\n")
-    specs = build_schedule(config, 1)
+    specs = build_schedule(config, deal_key(1))
     fresh = make_jobs(specs, keep=False)
     assert len(fresh) == len(specs) and all(len(j.matches) == 1 for j in fresh)
     kept = make_jobs(specs, keep=True)
