@@ -27,6 +27,8 @@ from referee.wire import ginrummy_pb2 as pb
 from tests.support.referee_helpers import (
     FAST,
     alive,
+    assert_both_forfeit,
+    assert_forfeit,
     bot,
     of_type,
     pids,
@@ -34,26 +36,6 @@ from tests.support.referee_helpers import (
 )
 
 pytestmark = pytest.mark.slow  # faults of real bot processes on a real server
-
-
-def assert_forfeit(outcome: Any, seat: int, kind: FaultKind, rule: str = "R11.5") -> None:
-    result = outcome.result
-    assert result.termination is Termination.FORFEIT
-    assert result.winner == 1 - seat
-    assert result.forfeit_seat == seat
-    assert result.forfeit_rule == rule
-    assert outcome.forfeit is not None and outcome.forfeit.kind is kind, outcome.forfeit
-    (record,) = [f for f in of_type(outcome.log_path, "fault") if not f["retry"]]
-    assert (record["seat"], record["kind"], record["rule"]) == (seat, kind.value, rule)
-    assert record["reason"]
-    (end,) = of_type(outcome.log_path, "match_result")
-    assert end["forfeit"] == {
-        "seat": seat,
-        "kind": kind.value,
-        "rule": rule,
-        "reason": result.forfeit_reason,
-    }
-    verify_file(outcome.log_path)  # a forfeited match re-adjudicates too
 
 
 def told(outcome: Any, seat: int) -> str:
@@ -242,29 +224,6 @@ def test_a_bot_ignoring_sigterm_is_killed(tmp_path: Path, pidfile: Path) -> None
 
 
 # --- both seats at fault ------------------------------------------------------------------------
-
-
-def assert_both_forfeit(outcome: Any, kinds: tuple[FaultKind, FaultKind]) -> None:
-    """Both seats forfeited, each with its fault kind; nobody wins, everywhere."""
-    result = outcome.result
-    assert result.termination is Termination.FORFEIT
-    assert result.winner is None and result.forfeit_seat is None and result.margin == 0
-    assert outcome.both_forfeit
-    assert sorted((f.seat, f.kind) for f in outcome.forfeits) == [(0, kinds[0]), (1, kinds[1])]
-    assert outcome.forfeit is outcome.forfeits[0]
-    records = of_type(outcome.log_path, "fault")
-    assert sorted((r["seat"], r["kind"], r["retry"]) for r in records) == [
-        (0, kinds[0].value, False),
-        (1, kinds[1].value, False),
-    ]
-    (end,) = of_type(outcome.log_path, "match_result")
-    assert end["winner"] is None and end["margin"] == 0
-    forfeit = end["forfeit"]
-    assert forfeit["seat"] is None and forfeit["kind"] == outcome.forfeit.kind.value
-    assert forfeit["rule"] == "R11.5"
-    assert forfeit["reason"].startswith("both seats forfeit: seat 0: ")
-    assert "; seat 1: " in forfeit["reason"]
-    verify_file(outcome.log_path)
 
 
 def test_neither_bot_can_start(tmp_path: Path) -> None:
