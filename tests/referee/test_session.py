@@ -52,6 +52,12 @@ SEED = 11  # seat 1 is offered the upcard first
 OPTIONS = RefereeOptions(move_time=1.0, bank=2.0)
 NO_BANK = RefereeOptions(move_time=1.0, bank=0.0)
 EPSILON = 2.0**-10  # exact in binary, so sums of times stay exact
+# The fault of a late reply: the bank's when there is one, else the move time's.
+WITH_AND_WITHOUT_BANK = pytest.mark.parametrize(
+    ("options", "kind"),
+    [(OPTIONS, FaultKind.TIME_BANK_EXHAUSTED), (NO_BANK, FaultKind.DEADLINE_MISSED)],
+    ids=["bank", "no-bank"],
+)
 
 
 def in_loop(test: Callable[..., Coroutine[Any, Any, None]]) -> Callable[..., None]:
@@ -237,11 +243,7 @@ async def test_time_beyond_the_move_time_is_taken_from_the_bank(tmp_path: Path) 
     assert outcome.elapsed == 1.5 + 0.25 + 2.25 + 1.25
 
 
-@pytest.mark.parametrize(
-    ("options", "kind"),
-    [(OPTIONS, FaultKind.TIME_BANK_EXHAUSTED), (NO_BANK, FaultKind.DEADLINE_MISSED)],
-    ids=["bank", "no-bank"],
-)
+@WITH_AND_WITHOUT_BANK
 @in_loop
 async def test_a_reply_just_inside_the_budget_counts(
     tmp_path: Path, options: RefereeOptions, kind: FaultKind
@@ -259,49 +261,34 @@ async def test_a_reply_just_inside_the_budget_counts(
     assert outcome.faults[0].think_ms == round((options.move_time + bank_ms / 1000) * 1000, 3)
 
 
-@pytest.mark.parametrize(
-    ("options", "kind"),
-    [(OPTIONS, FaultKind.TIME_BANK_EXHAUSTED), (NO_BANK, FaultKind.DEADLINE_MISSED)],
-    ids=["bank", "no-bank"],
-)
+@WITH_AND_WITHOUT_BANK
+@pytest.mark.parametrize("read_first", [False, True], ids=["timer-first", "read-first"])
 @in_loop
 async def test_a_reply_just_outside_the_budget_is_too_late(
-    tmp_path: Path, options: RefereeOptions, kind: FaultKind
+    tmp_path: Path, options: RefereeOptions, kind: FaultKind, read_first: bool
 ) -> None:
-    budget = options.move_time + options.bank
-    bots = make_bots(tmp_path)
-    bots.script(0)
-    bots.script(1, steps={1: answer_after(budget + EPSILON)})
-    outcome = await play(tmp_path, bots, options)
-    assert_forfeit(outcome, 1, kind)
-    assert outcome.faults[0].think_ms == budget * 1000  # the deadline fired first, on time
-    assert outcome.elapsed == budget
-    assert len(outcome.faults) == 1
-
-
-@pytest.mark.parametrize(
-    ("options", "kind"),
-    [(OPTIONS, FaultKind.TIME_BANK_EXHAUSTED), (NO_BANK, FaultKind.DEADLINE_MISSED)],
-    ids=["bank", "no-bank"],
-)
-@in_loop
-async def test_a_reply_read_after_the_deadline_is_too_late_before_the_timer_fires(
-    tmp_path: Path, options: RefereeOptions, kind: FaultKind
-) -> None:
-    """A busy loop may read a reply stamped after the deadline before the deadline timer runs."""
+    """Too late when the deadline's timer fires first, and when a busy loop reads it first."""
     budget = options.move_time + options.bank
 
-    def stamped_late(link: FakeLink, request: pb.DecisionRequest) -> None:
+    def late(link: FakeLink, request: pb.DecisionRequest) -> None:
         answer = pb.ActionReply(request_id=request.request_id, action=first_legal(request))
-        link.on_message(pb.BotMessage(action_reply=answer), link.clock.time() + budget + EPSILON)
+        message, arrival = pb.BotMessage(action_reply=answer), link.clock.time() + budget + EPSILON
+        if read_first:
+            link.on_message(message, arrival)  # stamped after the deadline, before its timer ran
+        else:
+            link.deliver(message, arrival)
 
     bots = make_bots(tmp_path)
     bots.script(0)
-    bots.script(1, steps={1: stamped_late})
+    bots.script(1, steps={1: late})
     outcome = await play(tmp_path, bots, options)
     assert_forfeit(outcome, 1, kind)
-    assert outcome.faults[0].think_ms == round((budget + EPSILON) * 1000, 3)
-    assert outcome.elapsed == 0.0
+    if read_first:
+        assert outcome.faults[0].think_ms == round((budget + EPSILON) * 1000, 3)
+        assert outcome.elapsed == 0.0
+    else:
+        assert outcome.faults[0].think_ms == budget * 1000  # the timer fired on time
+        assert outcome.elapsed == budget
 
 
 @in_loop
