@@ -23,10 +23,10 @@ from google.protobuf.message import Message
 from referee.convert import EventEncoder
 from referee.engine.cards import card_str, cards_of
 from referee.engine.match import Hand, Phase
-from referee.engine.observation import KnockInfo
 from referee.engine.rules import Rules
 from referee.series import run_series_async
 from referee.wire import ginrummy_pb2 as pb
+from tests.support.event_checker import EventChecker
 from tests.support.referee_helpers import FAST, bot
 
 pytestmark = pytest.mark.slow  # real matches, every message checked
@@ -81,57 +81,6 @@ class LeakChecker:
         leaked = shown & hidden
         if leaked:
             self.leaks.append(f"seat {seat} saw {sorted(leaked)} in {message}")
-
-
-def hand_events(seat: int, hand: Hand) -> list[pb.GameEvent]:
-    """Every public event of ``hand`` as ``seat`` may see it, converted afresh."""
-    knock = None
-    if hand.knocker is not None and hand.knock_kind is not None:
-        assert hand.knock_arrangement is not None
-        knock = KnockInfo(hand.knocker, hand.knock_kind, hand.knock_arrangement)
-    return EventEncoder(seat).sync(hand.events, knock)
-
-
-class EventChecker:
-    """Rebuilds each seat's events from what it receives; checks them at requests and hand ends."""
-
-    def __init__(self) -> None:
-        self.received: dict[int, list[pb.GameEvent]] = {0: [], 1: []}
-        self.problems: list[str] = []
-        self.event_messages = 0
-        self.requests = 0
-        self.carried = 0  # events that came in a request's new_events
-        self.hands_checked = 0
-
-    def __call__(self, seat: int, message: pb.RefereeMessage, hand: Hand | None) -> None:
-        got = self.received[seat]
-        kind = message.WhichOneof("kind")
-        if kind in ("match_start", "hand_start"):
-            got.clear()
-        elif kind == "event":
-            self.event_messages += 1
-            if message.event.WhichOneof("kind") == "choose_deal":
-                return  # before the first hand, not one of its events
-            assert hand is not None
-            if hand.phase is not Phase.MATCH_OVER:
-                self.problems.append(f"seat {seat} got an Event message mid-hand: {message}")
-            got.append(message.event)
-        elif kind == "decision_request":
-            request = message.decision_request
-            self.requests += 1
-            self.carried += len(request.new_events)
-            got.extend(request.new_events)
-            if list(request.observation.events) != got:
-                self.problems.append(f"seat {seat}: received {got}, observation {request}")
-        elif kind == "hand_end":
-            assert hand is not None
-            expected = hand_events(seat, hand)
-            result = message.hand_end.result
-            if result.HasField("showdown"):
-                expected.append(pb.GameEvent(seat=result.knocker, showdown=result.showdown))
-            if got != expected:
-                self.problems.append(f"seat {seat}, hand end: received {got}, not {expected}")
-            self.hands_checked += 1
 
 
 def test_no_message_shows_a_seat_a_hidden_card(tmp_path: Path) -> None:

@@ -134,6 +134,27 @@ def test_second_connection_is_refused_and_the_first_plays_on() -> None:
     with_server(check)
 
 
+def test_a_half_close_is_reported_as_lost_and_the_bot_can_still_read() -> None:
+    async def check(server: RefereeServer, channel: Any) -> None:
+        ticket = server.issue_ticket("seat 0 of match x")
+        call = pb_grpc.RefereeStub(channel).Play()
+        await call.write(hello(ticket.token))
+        assert (await call.read()).HasField("welcome")
+        link = await ticket.connected
+        lost: asyncio.Future[tuple[str, bool]] = asyncio.get_running_loop().create_future()
+        link.on_lost = lambda reason, half_closed: lost.set_result((reason, half_closed))
+        await call.done_writing()
+        reason = "the bot closed its side of the stream"
+        assert await asyncio.wait_for(lost, 5) == (reason, True)
+        assert (link.lost, link.half_closed) == (reason, True)
+        await link.send(pb.RefereeMessage(fault=pb.Fault(rule="R0", message="still here")))
+        assert (await call.read()).fault.message == "still here"
+        link.close()
+        assert await call.read() is grpc.aio.EOF
+
+    with_server(check)
+
+
 def test_first_message_must_be_a_hello() -> None:
     async def check(server: RefereeServer, channel: Any) -> None:
         code, _ = await refused(channel, pb.BotMessage(action_reply=pb.ActionReply()))

@@ -1,4 +1,4 @@
-"""Shared helpers of the referee's end-to-end tests: launch the test bot, read its traces."""
+"""Shared helpers of the referee's tests: launch the test bot, read logs, check forfeits."""
 
 from __future__ import annotations
 
@@ -9,7 +9,9 @@ from typing import Any
 
 from referee.bots.sandbox import SandboxSettings
 from referee.bots.spec import BotSpec
+from referee.engine.match import Termination
 from referee.engine.rules import Rules
+from referee.faults import FaultKind
 from referee.options import RefereeOptions
 from referee.results import MatchOutcome
 from referee.series import run_match
@@ -88,3 +90,47 @@ def no_process_left(prefix: Path) -> None:
     """Assert that every bot that wrote a pid is gone."""
     for pid in pids(prefix):
         assert not alive(pid), f"bot process {pid} is still running"
+
+
+def assert_forfeit(outcome: MatchOutcome, seat: int, kind: FaultKind, rule: str = "R11.5") -> None:
+    """``seat`` forfeited with ``kind`` under ``rule``: in the outcome, the log and its result."""
+    result = outcome.result
+    assert result.termination is Termination.FORFEIT
+    assert result.winner == 1 - seat
+    assert result.forfeit_seat == seat
+    assert result.forfeit_rule == rule
+    assert outcome.forfeit is not None and outcome.forfeit.kind is kind, outcome.forfeit
+    (record,) = [f for f in of_type(outcome.log_path, "fault") if not f["retry"]]
+    assert (record["seat"], record["kind"], record["rule"]) == (seat, kind.value, rule)
+    assert record["reason"]
+    (end,) = of_type(outcome.log_path, "match_result")
+    assert end["forfeit"] == {
+        "seat": seat,
+        "kind": kind.value,
+        "rule": rule,
+        "reason": result.forfeit_reason,
+    }
+    assert_log_agrees(outcome.log_path)  # a forfeited match re-adjudicates too
+
+
+def assert_both_forfeit(outcome: MatchOutcome, kinds: tuple[FaultKind, FaultKind]) -> None:
+    """Both seats forfeited, each with its fault kind; nobody wins, everywhere."""
+    result = outcome.result
+    assert result.termination is Termination.FORFEIT
+    assert result.winner is None and result.forfeit_seat is None and result.margin == 0
+    assert outcome.both_forfeit
+    assert sorted((f.seat, f.kind) for f in outcome.forfeits) == [(0, kinds[0]), (1, kinds[1])]
+    assert outcome.forfeit is outcome.forfeits[0]
+    records = of_type(outcome.log_path, "fault")
+    assert sorted((r["seat"], r["kind"], r["retry"]) for r in records) == [
+        (0, kinds[0].value, False),
+        (1, kinds[1].value, False),
+    ]
+    (end,) = of_type(outcome.log_path, "match_result")
+    assert end["winner"] is None and end["margin"] == 0
+    forfeit = end["forfeit"]
+    assert forfeit["seat"] is None and forfeit["kind"] == outcome.forfeits[0].kind.value
+    assert forfeit["rule"] == "R11.5"
+    assert forfeit["reason"].startswith("both seats forfeit: seat 0: ")
+    assert "; seat 1: " in forfeit["reason"]
+    assert_log_agrees(outcome.log_path)

@@ -1,0 +1,775 @@
+"""The session's fault policy, clock and events, through fakes: no process, socket or real time.
+
+Each test plays a match between two :class:`~tests.referee.fakes.FakeLink` bots on a
+:class:`~tests.referee.fakes.FakeClock`, so times are exact: with a move time of 1 s and a bank of
+2 s, a reply after 1.5 s leaves a bank of exactly 1.5 s. What needs a real process or a real
+server (a crash, a signal, the launch, the tokens) is in test_faults.py.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import random
+from collections.abc import Callable, Coroutine, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from referee.convert import action_pb
+from referee.engine.match import Hand, Match, Termination
+from referee.engine.rules import Rules
+from referee.faults import CONDUCT_RULE, Fault, FaultKind
+from referee.link import Player
+from referee.options import RefereeOptions
+from referee.results import MatchOutcome
+from referee.session import CRASH_PROBE, MatchPlan, OnSend, Session
+from referee.transport import InvalidMessage, parse_bot_message
+from referee.wire import ginrummy_pb2 as pb
+from tests.referee.fakes import (
+    FakeClock,
+    FakeLink,
+    FakeProcess,
+    Policy,
+    ScriptedBot,
+    Step,
+    answer_after,
+    fake_player,
+    first_legal,
+    knock_or_random,
+    knock_or_random_index,
+    no_answer,
+    run_on,
+)
+from tests.support.event_checker import EventChecker, hand_events
+from tests.support.referee_helpers import (
+    assert_both_forfeit,
+    assert_forfeit,
+    assert_log_agrees,
+    of_type,
+)
+
+RULES = Rules.profile("standard")
+SEED = 11  # seat 1 is offered the upcard first
+OPTIONS = RefereeOptions(move_time=1.0, bank=2.0)
+NO_BANK = RefereeOptions(move_time=1.0, bank=0.0)
+EPSILON = 2.0**-10  # exact in binary, so sums of times stay exact
+# The fault of a late reply: the bank's when there is one, else the move time's.
+WITH_AND_WITHOUT_BANK = pytest.mark.parametrize(
+    ("options", "kind"),
+    [(OPTIONS, FaultKind.TIME_BANK_EXHAUSTED), (NO_BANK, FaultKind.DEADLINE_MISSED)],
+    ids=["bank", "no-bank"],
+)
+
+
+def in_loop(test: Callable[..., Coroutine[Any, Any, None]]) -> Callable[..., None]:
+    """Run an async test in a fresh event loop (the session needs a running loop)."""
+
+    @functools.wraps(test)
+    def run(*args: Any, **kwargs: Any) -> None:
+        asyncio.run(test(*args, **kwargs))
+
+    return run
+
+
+@dataclass
+class Bots:
+    """Two fake bots and their clock; bot i plays seat i unless a plan says otherwise."""
+
+    clock: FakeClock
+    players: list[Player]
+    links: list[FakeLink]
+    procs: list[FakeProcess]
+
+    def script(
+        self,
+        index: int,
+        policy: Policy = first_legal,
+        steps: Mapping[int, Step] | None = None,
+        think: float = 0.0,
+    ) -> ScriptedBot:
+        """Let bot ``index`` answer by ``policy``, with ``steps`` at chosen decisions."""
+        return ScriptedBot(self.links[index], policy, think=think, script=steps)
+
+
+def make_bots(folder: Path, connected: tuple[bool, bool] = (True, True)) -> Bots:
+    """Two fake bots on a fresh clock, wired to their players as the series wires real ones."""
+    clock = FakeClock()
+    made = [fake_player(i, clock, folder, connected=connected[i]) for i in (0, 1)]
+    return Bots(clock, [m[0] for m in made], [m[1] for m in made], [m[2] for m in made])
+
+
+async def play(
+    folder: Path,
+    bots: Bots,
+    options: RefereeOptions = OPTIONS,
+    *,
+    rules: Rules = RULES,
+    seed: int = SEED,
+    number: int = 1,
+    order: tuple[int, int] = (0, 1),
+    length: int = 1,
+    on_send: OnSend | None = None,
+) -> MatchOutcome:
+    """Match ``number`` of a series of ``length`` between ``bots``, made as the series makes it."""
+    plan = MatchPlan(f"m{number}", number, seed, order, folder / f"m{number}.jsonl")
+    session = Session(plan, rules, bots.players, options, length, on_send, clock=bots.clock)
+    session.write_header()
+    if number == 1:
+        # The series logs each bot's connection into its first match's log.
+        for player in bots.players:
+            if player.link is not None:
+                session.log_connected(player)
+    return await run_on(bots.clock, session.run())
+
+
+def illegal_when_drawing(policy: Policy = first_legal) -> Policy:
+    """Discard during the draw (R4.1) the first time the bot must draw, else ``policy``."""
+    done = False
+
+    def choose(request: pb.DecisionRequest) -> pb.Action:
+        nonlocal done
+        if not done and request.observation.phase == pb.PHASE_DRAW:
+            done = True
+            return pb.Action(discard=pb.Discard(card=request.observation.hand[0]))
+        return policy(request)
+
+    return choose
+
+
+def reply_with(action: pb.Action, after: float = 0.0) -> Step:
+    """A step: answer with ``action`` whatever the request, ``after`` seconds later."""
+    return answer_after(after, lambda request: action)
+
+
+def decisions_of(outcome: MatchOutcome, seat: int) -> list[tuple[float, float]]:
+    """``(think_ms, bank_ms)`` of each decision of ``seat`` in the log."""
+    records = of_type(outcome.log_path, "decision")
+    return [(d["think_ms"], d["bank_ms"]) for d in records if d["seat"] == seat]
+
+
+# --- a whole match ------------------------------------------------------------------------------
+
+
+def engine_alone(rules: Rules, seed: int, rng: random.Random) -> tuple[Match, int]:
+    """The match played by the engine with the same choices, and its number of decisions."""
+    match = Match(rules, seed)
+    decisions = 0
+    while match.result is None:
+        legal = match.legal_actions()
+        match.apply(legal[knock_or_random_index([action_pb(a) for a in legal], rng)])
+        decisions += 1
+    return match, decisions
+
+
+@pytest.mark.parametrize(
+    ("rules", "seed"),
+    [(RULES, 1), (Rules.profile("oklahoma", first_dealer="cut_high_chooses"), 4)],
+    ids=["standard", "oklahoma-choose-dealer"],
+)
+@in_loop
+async def test_a_match_through_fakes_scores_as_the_engine_alone(
+    tmp_path: Path, rules: Rules, seed: int
+) -> None:
+    bots = make_bots(tmp_path)
+    rng = random.Random(seed)
+    for index in (0, 1):
+        bots.script(index, knock_or_random(rng))  # one generator: the engine's order of choices
+    events = EventChecker()
+    outcome = await play(tmp_path, bots, rules=rules, seed=seed, on_send=events)
+    match, decisions = engine_alone(rules, seed, random.Random(seed))
+    assert outcome.result == match.result and outcome.result.termination is not Termination.FORFEIT
+    assert outcome.hand_results == tuple(match.hand_results) and len(match.hand_results) > 2
+    assert outcome.decisions == decisions and outcome.faults == ()
+    assert_log_agrees(outcome.log_path)
+    for link in bots.links:
+        assert link.kinds()[0] == "match_start" and link.kinds()[-1] == "match_end"
+        end = link.sent[-1].match_end.result
+        assert tuple(end.final_scores) == match.result.final
+    # Each public event reached each seat exactly once, in order; none as an Event mid-hand.
+    assert events.problems == []
+    assert events.hands_checked == 2 * len(outcome.hand_results)
+    assert outcome.elapsed == 0.0  # the bots answered at once, and no real time counts
+
+
+@in_loop
+async def test_events_not_yet_sent_go_to_a_seat_before_the_match_ends_by_a_fault(
+    tmp_path: Path,
+) -> None:
+    """Seat 1's own moves reach it as Event messages when seat 0's fault ends the hand."""
+    bots = make_bots(tmp_path)
+    hands: list[Hand | None] = []
+    bots.script(0, steps={2: reply_with(pb.Action())})  # malformed: no kind
+    bots.script(1)
+    outcome = await play(tmp_path, bots, on_send=lambda seat, message, hand: hands.append(hand))
+    assert_forfeit(outcome, 0, FaultKind.MALFORMED_ACTION)
+    hand = hands[-1]
+    assert hand is not None
+    kinds = bots.links[1].kinds()
+    last_request = len(kinds) - 1 - kinds[::-1].index("decision_request")
+    assert set(kinds[last_request + 1 : -1]) == {"event"} and kinds[-1] == "match_end"
+    for seat, link in enumerate(bots.links):
+        start = len(link.kinds()) - 1 - link.kinds()[::-1].index("hand_start")
+        got: list[pb.GameEvent] = []
+        for message in link.sent[start:]:
+            if message.HasField("event"):
+                got.append(message.event)
+            elif message.HasField("decision_request"):
+                got.extend(message.decision_request.new_events)
+        assert got == hand_events(seat, hand)
+
+
+# --- the clock ----------------------------------------------------------------------------------
+
+
+@in_loop
+async def test_time_beyond_the_move_time_is_taken_from_the_bank(tmp_path: Path) -> None:
+    bots = make_bots(tmp_path)
+    steps = {1: answer_after(1.5), 2: answer_after(0.25), 3: answer_after(2.25), 4: no_answer}
+    bots.script(0, steps=steps)
+    bots.script(1)
+    outcome = await play(tmp_path, bots)
+    # 0.5 s over the move time, then none, then 1.25 s of the 1.5 s left.
+    assert decisions_of(outcome, 0) == [(1500.0, 1500.0), (250.0, 1500.0), (2250.0, 250.0)]
+    requests = bots.links[0].requests()
+    assert [(r.time_left_ms, r.bank_ms) for r in requests] == [
+        (3000, 2000),
+        (2500, 1500),
+        (2500, 1500),
+        (1250, 250),
+    ]
+    assert {r.move_time_ms for r in requests} == {1000}
+    assert_forfeit(outcome, 0, FaultKind.TIME_BANK_EXHAUSTED)
+    fault = outcome.faults[0]
+    rid = requests[3].request_id
+    assert (fault.request_id, fault.think_ms) == (rid, 1250.0)
+    assert fault.reason == (
+        f"no reply to request {rid} after 1.250 s: the move time (1 s) and the time bank "
+        "(2 s per match) are used up"
+    )
+    assert outcome.elapsed == 1.5 + 0.25 + 2.25 + 1.25
+
+
+@WITH_AND_WITHOUT_BANK
+@in_loop
+async def test_a_reply_just_inside_the_budget_counts(
+    tmp_path: Path, options: RefereeOptions, kind: FaultKind
+) -> None:
+    budget = options.move_time + options.bank
+    bots = make_bots(tmp_path)
+    bots.script(0)
+    bots.script(1, steps={1: answer_after(budget - EPSILON), 2: no_answer})
+    outcome = await play(tmp_path, bots, options)
+    think_ms = round((budget - EPSILON) * 1000, 3)
+    bank_ms = round(EPSILON * 1000, 3) if options.bank else 0.0
+    assert decisions_of(outcome, 1)[0] == (think_ms, bank_ms)
+    # Its next decision may take the move time and what is left of the bank, and no more.
+    assert_forfeit(outcome, 1, kind)
+    assert outcome.faults[0].think_ms == round((options.move_time + bank_ms / 1000) * 1000, 3)
+
+
+@WITH_AND_WITHOUT_BANK
+@pytest.mark.parametrize("read_first", [False, True], ids=["timer-first", "read-first"])
+@in_loop
+async def test_a_reply_just_outside_the_budget_is_too_late(
+    tmp_path: Path, options: RefereeOptions, kind: FaultKind, read_first: bool
+) -> None:
+    """Too late when the deadline's timer fires first, and when a busy loop reads it first."""
+    budget = options.move_time + options.bank
+
+    def late(link: FakeLink, request: pb.DecisionRequest) -> None:
+        answer = pb.ActionReply(request_id=request.request_id, action=first_legal(request))
+        message, arrival = pb.BotMessage(action_reply=answer), link.clock.time() + budget + EPSILON
+        if read_first:
+            link.on_message(message, arrival)  # stamped after the deadline, before its timer ran
+        else:
+            link.deliver(message, arrival)
+
+    bots = make_bots(tmp_path)
+    bots.script(0)
+    bots.script(1, steps={1: late})
+    outcome = await play(tmp_path, bots, options)
+    assert_forfeit(outcome, 1, kind)
+    if read_first:
+        assert outcome.faults[0].think_ms == round((budget + EPSILON) * 1000, 3)
+        assert outcome.elapsed == 0.0
+    else:
+        assert outcome.faults[0].think_ms == budget * 1000  # the timer fired on time
+        assert outcome.elapsed == budget
+
+
+@in_loop
+async def test_no_reply_within_the_move_time_without_bank_misses_the_deadline(
+    tmp_path: Path,
+) -> None:
+    bots = make_bots(tmp_path)
+    bots.script(0)
+    bots.script(1, steps={1: no_answer})
+    outcome = await play(tmp_path, bots, NO_BANK)
+    assert_forfeit(outcome, 1, FaultKind.DEADLINE_MISSED)
+    (request,) = bots.links[1].requests()
+    assert (request.time_left_ms, request.move_time_ms, request.bank_ms) == (1000, 1000, 0)
+    (record,) = of_type(outcome.log_path, "fault")
+    assert record["think_ms"] == 1000.0 and record["request_id"] == request.request_id
+    assert record["reason"] == (
+        f"no reply to request {request.request_id} within the move time of 1 s"
+    )
+    # The sleeping bot is told, then both get the result.
+    faults = bots.links[1].faults()
+    assert [(f.kind, f.rule, f.retry) for f in faults] == [
+        (pb.FAULT_KIND_DEADLINE_MISSED, "R11.5", False)
+    ]
+    assert bots.links[1].kinds()[-2:] == ["fault", "match_end"]
+    assert bots.links[0].kinds()[-1] == "match_end"
+
+
+# --- actions refused, and retries ---------------------------------------------------------------
+
+
+@in_loop
+async def test_an_illegal_action_forfeits_and_names_the_rule(tmp_path: Path) -> None:
+    bots = make_bots(tmp_path)
+    bots.script(0, illegal_when_drawing())
+    bots.script(1)
+    outcome = await play(tmp_path, bots)
+    assert_forfeit(outcome, 0, FaultKind.ILLEGAL_ACTION, "R4.1")
+    (record,) = of_type(outcome.log_path, "fault")
+    assert record["action"]["kind"] == "discard"
+    assert "must draw" in record["reason"]
+    assert record["hand"] == 1 and record["retry"] is False
+    assert record["request_id"] == bots.links[0].requests()[-1].request_id
+    (fault,) = bots.links[0].faults()
+    assert (fault.kind, fault.rule, fault.retry) == (pb.FAULT_KIND_ILLEGAL_ACTION, "R4.1", False)
+    assert fault.message == record["reason"]
+    assert bots.links[0].kinds()[-2:] == ["fault", "match_end"]
+    assert bots.links[1].faults() == []  # the other bot is not told of it
+
+
+@pytest.mark.parametrize(
+    ("action", "words"),
+    [
+        (pb.Action(discard=pb.Discard(card="10D")), "'10D' is not a card"),
+        (pb.Action(), "no kind"),
+    ],
+    ids=["non-canonical-card", "no-kind"],
+)
+@in_loop
+async def test_a_malformed_action_forfeits(tmp_path: Path, action: pb.Action, words: str) -> None:
+    bots = make_bots(tmp_path)
+    bots.script(0)
+    bots.script(1, steps={1: reply_with(action)})
+    outcome = await play(tmp_path, bots)
+    assert_forfeit(outcome, 1, FaultKind.MALFORMED_ACTION)
+    assert outcome.result.forfeit_reason is not None and words in outcome.result.forfeit_reason
+    assert [f.kind for f in bots.links[1].faults()] == [pb.FAULT_KIND_MALFORMED_ACTION]
+
+
+@in_loop
+async def test_a_retry_asks_again_for_the_same_decision_with_the_time_left(
+    tmp_path: Path,
+) -> None:
+    bots = make_bots(tmp_path)
+    bots.script(0)
+    malformed = pb.Action(discard=pb.Discard(card="10D"))
+    steps = {2: reply_with(malformed, 0.5), 3: answer_after(1.0), 4: no_answer}
+    bots.script(1, steps=steps)
+    outcome = await play(tmp_path, bots, RefereeOptions(move_time=1.0, bank=2.0, retries=1))
+    first, again = bots.links[1].requests()[1:3]
+    assert again.request_id == first.request_id + 1
+    assert again.observation == first.observation and again.legal_actions == first.legal_actions
+    assert (first.time_left_ms, first.bank_ms) == (3000, 2000)
+    assert (again.time_left_ms, again.bank_ms) == (2500, 2000)  # the clock ran on: 0.5 s used
+    assert len(first.new_events) > 0 and len(again.new_events) == 0  # events go once
+    kinds = bots.links[1].kinds()
+    asked = [i for i, kind in enumerate(kinds) if kind == "decision_request"][1]
+    assert kinds[asked : asked + 3] == ["decision_request", "fault", "decision_request"]
+    retry = bots.links[1].faults()[0]
+    assert (retry.kind, retry.request_id, retry.retry) == (
+        pb.FAULT_KIND_MALFORMED_ACTION,
+        first.request_id,
+        True,
+    )
+    records = of_type(outcome.log_path, "fault")
+    assert [(r["kind"], r["retry"]) for r in records] == [
+        ("malformed_action", True),
+        ("time_bank_exhausted", False),
+    ]
+    assert (records[0]["request_id"], records[0]["think_ms"]) == (first.request_id, 500.0)
+    # The answer to the retry is charged from the first request: 1.5 s, 0.5 s of it to the bank.
+    decision = [d for d in of_type(outcome.log_path, "decision") if d["seat"] == 1][1]
+    assert decision["request_id"] == again.request_id
+    assert (decision["think_ms"], decision["bank_ms"]) == (1500.0, 1500.0)
+
+
+@in_loop
+async def test_the_retry_policy_forgives_an_illegal_action_and_the_match_goes_on(
+    tmp_path: Path,
+) -> None:
+    bots = make_bots(tmp_path)
+    rng = random.Random(1)
+    bots.script(0, illegal_when_drawing(knock_or_random(rng)))
+    bots.script(1, knock_or_random(rng))
+    outcome = await play(tmp_path, bots, RefereeOptions(retries=1), seed=1)
+    assert outcome.result.termination is Termination.TARGET
+    assert outcome.forfeit is None
+    (record,) = of_type(outcome.log_path, "fault")
+    assert (record["kind"], record["rule"], record["retry"]) == ("illegal_action", "R4.1", True)
+    assert [(f.rule, f.retry) for f in bots.links[0].faults()] == [("R4.1", True)]
+    assert_log_agrees(outcome.log_path)
+
+
+@in_loop
+async def test_when_the_retries_run_out_the_seat_forfeits(tmp_path: Path) -> None:
+    bots = make_bots(tmp_path)
+    bots.script(0)
+    malformed = reply_with(pb.Action())
+    bots.script(1, steps={1: malformed, 2: malformed})
+    outcome = await play(tmp_path, bots, RefereeOptions(retries=1))
+    assert_forfeit(outcome, 1, FaultKind.MALFORMED_ACTION)
+    assert [r["retry"] for r in of_type(outcome.log_path, "fault")] == [True, False]
+    assert [f.retry for f in bots.links[1].faults()] == [True, False]
+    assert bots.links[1].kinds()[-1] == "match_end"
+
+
+# --- out of turn ---------------------------------------------------------------------------------
+
+
+@in_loop
+async def test_a_second_answer_is_out_of_turn(tmp_path: Path) -> None:
+    """Both answers are read before the referee moves on: the second one is the fault."""
+
+    def twice(link: FakeLink, request: pb.DecisionRequest) -> None:
+        link.reply(request.request_id, first_legal(request))
+        link.reply(request.request_id, first_legal(request))
+
+    bots = make_bots(tmp_path)
+    bots.script(0)
+    bots.script(1, steps={2: twice})
+    outcome = await play(tmp_path, bots)
+    assert_forfeit(outcome, 1, FaultKind.OUT_OF_TURN)
+    rid = bots.links[1].requests()[1].request_id
+    assert outcome.result.forfeit_reason == (
+        f"a second reply to request {rid}: no request is outstanding"
+    )
+    assert [f.kind for f in bots.links[1].faults()] == [pb.FAULT_KIND_OUT_OF_TURN]
+    # The first answer counted: it is the seat's last decision in the log.
+    last = [d for d in of_type(outcome.log_path, "decision") if d["seat"] == 1][-1]
+    assert last["request_id"] == rid
+
+
+@in_loop
+async def test_an_answer_after_the_referee_moved_on_is_out_of_turn(tmp_path: Path) -> None:
+    """A second answer read while the other seat decides: only the bot that sent it is at fault."""
+
+    def twice(link: FakeLink, request: pb.DecisionRequest) -> None:
+        link.reply(request.request_id, first_legal(request))
+        link.reply(request.request_id, first_legal(request), link.clock.time() + 0.25)
+
+    bots = make_bots(tmp_path)
+    bots.script(0, think=0.5)
+    bots.script(1, steps={1: twice})
+    outcome = await play(tmp_path, bots)
+    assert_forfeit(outcome, 1, FaultKind.OUT_OF_TURN)
+    rid = bots.links[1].requests()[0].request_id
+    assert outcome.result.forfeit_reason == (
+        f"a reply to request {rid}, but no request is outstanding for this seat"
+    )
+    assert bots.links[0].faults() == [] and len(outcome.faults) == 1
+
+
+@in_loop
+async def test_an_unknown_request_id_is_out_of_turn(tmp_path: Path) -> None:
+    def wrong_id(link: FakeLink, request: pb.DecisionRequest) -> None:
+        link.reply(request.request_id + 1000, first_legal(request))
+
+    bots = make_bots(tmp_path)
+    bots.script(0, steps={1: wrong_id})
+    bots.script(1)
+    outcome = await play(tmp_path, bots)
+    assert_forfeit(outcome, 0, FaultKind.OUT_OF_TURN)
+    rid = bots.links[0].requests()[0].request_id
+    assert outcome.result.forfeit_reason == (
+        f"a reply to request {rid + 1000}, but the outstanding request is {rid}"
+    )
+
+
+@in_loop
+async def test_an_answer_cut_short_by_the_other_seats_fault_is_no_fault(tmp_path: Path) -> None:
+    """The other bot's fault interrupts a decision; the answer then arriving is not a fault.
+
+    A race no real bot can be made to hit on purpose: seat 0 answers out of turn while seat 1
+    is deciding, and seat 1's answer arrives before the referee has moved on. Only seat 0 is at
+    fault (R11.5: a fault never harms the other bot's record); a true second answer still is
+    (test_a_second_answer_is_out_of_turn).
+    """
+    bots = make_bots(tmp_path)
+    other = bots.links[0]
+
+    def cut_short(link: FakeLink, request: pb.DecisionRequest) -> None:
+        other.reply(3, pb.Action(draw_stock=pb.DrawStock()))  # seat 0, out of turn
+        link.reply(request.request_id, first_legal(request))  # seat 1's answer, just after
+
+    bots.script(0)
+    bots.script(1, steps={2: cut_short})
+    outcome = await play(tmp_path, bots)
+    assert_forfeit(outcome, 0, FaultKind.OUT_OF_TURN)
+    assert len(outcome.faults) == 1
+    assert bots.links[1].faults() == [] and bots.links[1].kinds()[-1] == "match_end"
+    # The cut-short answer was not applied either: seat 1's last decision is its first.
+    assert len([d for d in of_type(outcome.log_path, "decision") if d["seat"] == 1]) == 1
+
+
+@pytest.mark.parametrize("cause", ["timed-out", "cut-short"])
+@in_loop
+async def test_a_late_answer_to_an_abandoned_request_is_ignored_in_the_next_match(
+    tmp_path: Path, cause: str
+) -> None:
+    """Request ids run over the series, so an answer to the last match's request is recognised.
+
+    The request was abandoned when its deadline passed, or when the other bot's fault cut the
+    decision short; either way the answer comes during the next match, and is no fault there.
+    """
+    bots = make_bots(tmp_path)
+
+    def cut_short(link: FakeLink, request: pb.DecisionRequest) -> None:
+        bots.links[0].deliver(pb.BotMessage())  # the other bot's fault ends the match at once
+        answer_after(0.75)(link, request)
+
+    rng = random.Random(1)
+    late = answer_after(1.5) if cause == "timed-out" else cut_short
+    bots.script(0, knock_or_random(rng), think=0.25)
+    bots.script(1, knock_or_random(rng), steps={1: late}, think=0.25)
+    first = await play(tmp_path, bots, NO_BANK, length=2)
+    if cause == "timed-out":
+        assert_forfeit(first, 1, FaultKind.DEADLINE_MISSED)
+    else:
+        assert_forfeit(first, 0, FaultKind.PROTOCOL_ERROR)
+    # The next match of the series, seats swapped; the late answer comes 0.5 or 0.75 s into it.
+    second = await play(tmp_path, bots, NO_BANK, seed=1, number=2, order=(1, 0), length=2)
+    assert second.elapsed > 0.75
+    assert second.faults == () and second.result.termination is Termination.TARGET
+
+
+# --- messages that are no answer -----------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("message", "reason"),
+    [
+        (pb.BotMessage(hello=pb.Hello(token="t", bot_name="again")), "a second Hello"),
+        (pb.BotMessage(), "an empty message (no kind set)"),
+    ],
+    ids=["second-hello", "empty"],
+)
+@in_loop
+async def test_a_message_that_is_no_answer_is_a_protocol_error(
+    tmp_path: Path, message: pb.BotMessage, reason: str
+) -> None:
+    """Sent while the other seat decides: that decision is cut short, the sender forfeits."""
+    bots = make_bots(tmp_path)
+    other = bots.links[0]
+    bots.script(0)
+    bots.script(1, steps={2: lambda link, request: other.deliver(message)})
+    outcome = await play(tmp_path, bots)
+    assert_forfeit(outcome, 0, FaultKind.PROTOCOL_ERROR)
+    assert outcome.result.forfeit_reason == reason
+    (fault,) = other.faults()
+    assert (fault.kind, fault.message) == (pb.FAULT_KIND_PROTOCOL_ERROR, reason)
+    assert bots.links[1].faults() == []
+
+
+def invalid(data: bytes, max_bytes: int = 64) -> str:
+    parsed = parse_bot_message(data, max_bytes)
+    assert isinstance(parsed, InvalidMessage)
+    return parsed.reason
+
+
+@pytest.mark.parametrize(
+    ("reason", "words"),
+    [
+        (invalid(b"x" * 100), "a message of 100 bytes, over the maximum message size of 64"),
+        (invalid(b"\xff\xff\xff\x7f not a protobuf message"), "not a ginrummy.v1.BotMessage"),
+    ],
+    ids=["oversized", "unparseable"],
+)
+@in_loop
+async def test_an_unreadable_message_is_a_protocol_error_and_the_bot_is_told(
+    tmp_path: Path, reason: str, words: str
+) -> None:
+    bots = make_bots(tmp_path)
+    bots.script(0)
+    bots.script(1, steps={1: lambda link, request: link.deliver_invalid(reason)})
+    outcome = await play(tmp_path, bots)
+    assert_forfeit(outcome, 1, FaultKind.PROTOCOL_ERROR)
+    assert words in reason and outcome.result.forfeit_reason == reason
+    assert [f.message for f in bots.links[1].faults()] == [reason]  # the stream stayed open
+
+
+# --- connections and processes -------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("exit_after", "kind"),
+    [(CRASH_PROBE / 2, FaultKind.CRASHED), (CRASH_PROBE * 1.5, FaultKind.DISCONNECTED)],
+    ids=["exit-within-the-probe", "exit-after-it"],
+)
+@in_loop
+async def test_a_lost_stream_is_a_crash_only_if_the_process_exits_within_the_probe(
+    tmp_path: Path, exit_after: float, kind: FaultKind
+) -> None:
+    bots = make_bots(tmp_path)
+    proc = bots.procs[0]
+
+    def leave(link: FakeLink, request: pb.DecisionRequest) -> None:
+        link.lose()
+        proc.exit(3, link.clock.time() + exit_after)
+
+    bots.script(0, steps={2: leave})
+    bots.script(1)
+    outcome = await play(tmp_path, bots)
+    assert_forfeit(outcome, 0, kind)
+    assert proc.probes == [CRASH_PROBE]
+    lost = "the bot disconnected (its stream was cancelled)"
+    if kind is FaultKind.CRASHED:
+        reason = f"the bot process exited with code 3 during the match ({lost})"
+        assert (outcome.result.forfeit_reason, outcome.elapsed) == (reason, exit_after)
+    else:
+        assert (outcome.result.forfeit_reason, outcome.elapsed) == (lost, CRASH_PROBE)
+    assert len(outcome.faults) == 1
+    assert bots.links[0].faults() == []  # a lost stream cannot be told
+
+
+@pytest.mark.parametrize("stream_breaks", [False, True], ids=["exit-alone", "with-the-stream"])
+@in_loop
+async def test_a_process_exit_mid_match_is_one_crash(tmp_path: Path, stream_breaks: bool) -> None:
+    """Seen as an exit, or first as a broken stream and then as an exit: one fault either way."""
+    bots = make_bots(tmp_path)
+    proc = bots.procs[1]
+
+    def die(link: FakeLink, request: pb.DecisionRequest) -> None:
+        proc.exit(-9)
+        if stream_breaks:
+            link.lose()
+
+    bots.script(0)
+    bots.script(1, steps={2: die})
+    outcome = await play(tmp_path, bots)
+    assert_forfeit(outcome, 1, FaultKind.CRASHED)  # one fault record
+    reason = "the bot process exited with code -9 during the match"
+    if stream_breaks:
+        reason += " (the bot disconnected (its stream was cancelled))"
+    assert outcome.result.forfeit_reason == reason
+    assert proc.probes == ([CRASH_PROBE] if stream_breaks else [])
+    assert len(outcome.faults) == 1 and outcome.elapsed == 0.0
+
+
+@in_loop
+async def test_a_half_close_mid_match_is_a_disconnect(tmp_path: Path) -> None:
+    bots = make_bots(tmp_path)
+    bots.script(0)
+    bots.script(1, steps={3: lambda link, request: link.half_close()})
+    outcome = await play(tmp_path, bots)
+    assert_forfeit(outcome, 1, FaultKind.DISCONNECTED)
+    assert outcome.result.forfeit_reason is not None
+    assert "closed its side" in outcome.result.forfeit_reason
+    # It can still read: no Fault message (it has left), but the MatchEnd.
+    assert bots.links[1].faults() == [] and bots.links[1].kinds()[-1] == "match_end"
+
+
+@in_loop
+async def test_a_write_that_fails_is_a_disconnect(tmp_path: Path) -> None:
+    bots = make_bots(tmp_path)
+    broken = "writing to the bot failed: the socket broke"
+
+    def break_the_other(link: FakeLink, request: pb.DecisionRequest) -> None:
+        bots.links[1].write_error = broken
+        link.reply(request.request_id, first_legal(request))
+
+    bots.script(0, steps={1: break_the_other})
+    bots.script(1)
+    outcome = await play(tmp_path, bots)
+    assert_forfeit(outcome, 1, FaultKind.DISCONNECTED)
+    assert outcome.result.forfeit_reason == broken
+
+
+@in_loop
+async def test_a_bot_that_left_before_the_match_forfeits_it(tmp_path: Path) -> None:
+    bots = make_bots(tmp_path)
+    bots.links[1].lose("the bot closed its side of the stream", half=True)
+    outcome = await play(tmp_path, bots)
+    assert_forfeit(outcome, 1, FaultKind.DISCONNECTED)
+    assert outcome.result.forfeit_reason == (
+        "the bot left before this match (the bot closed its side of the stream)"
+    )
+    assert bots.links[0].kinds() == ["match_start", "match_end"]
+    assert bots.links[1].kinds() == ["match_start", "match_end"]  # half-closed: it still reads
+    assert outcome.decisions == 0 and outcome.hand_results == ()
+
+
+@in_loop
+async def test_a_bot_that_never_connected_forfeits_in_the_seat_it_was_given(
+    tmp_path: Path,
+) -> None:
+    bots = make_bots(tmp_path, connected=(False, True))
+    why = "the bot did not connect within 10 s"
+    bots.players[0].gone = Fault(0, FaultKind.NOT_CONNECTED, CONDUCT_RULE, why)
+    outcome = await play(tmp_path, bots, order=(1, 0))  # bot 0 plays seat 1
+    assert_forfeit(outcome, 1, FaultKind.NOT_CONNECTED)
+    assert outcome.result.forfeit_reason == why and outcome.hand_results == ()
+    (start,) = [m.match_start for m in bots.links[1].sent if m.HasField("match_start")]
+    assert (start.seat, start.opponent_name) == (0, "fake0")
+    assert bots.links[1].kinds() == ["match_start", "match_end"] and bots.links[0].sent == []
+
+
+# --- both seats at fault -------------------------------------------------------------------------
+
+
+@in_loop
+async def test_both_bots_gone_forfeit_every_match_of_a_series(tmp_path: Path) -> None:
+    bots = make_bots(tmp_path, connected=(False, False))
+    reasons = ("the bot could not start: no such file", "the bot exited with code 4")
+    for player, reason in zip(bots.players, reasons, strict=True):
+        player.gone = Fault(0, FaultKind.NOT_CONNECTED, CONDUCT_RULE, reason)
+    for number, order in ((1, (0, 1)), (2, (1, 0))):
+        outcome = await play(tmp_path, bots, number=number, order=order, length=2)
+        assert_both_forfeit(outcome, (FaultKind.NOT_CONNECTED, FaultKind.NOT_CONNECTED))
+        assert outcome.hand_results == () and outcome.decisions == 0
+        both = outcome.result.forfeit_reason
+        assert both is not None and all(reason in both for reason in reasons)
+
+
+@in_loop
+async def test_both_bots_that_left_before_the_match_both_forfeit(tmp_path: Path) -> None:
+    bots = make_bots(tmp_path)
+    for link in bots.links:
+        link.lose()
+    outcome = await play(tmp_path, bots)
+    assert_both_forfeit(outcome, (FaultKind.DISCONNECTED, FaultKind.DISCONNECTED))
+    assert [p.probes for p in bots.procs] == [[CRASH_PROBE], [CRASH_PROBE]]
+    assert outcome.elapsed == 2 * CRASH_PROBE  # each told apart from a crash in turn
+    assert [link.sent for link in bots.links] == [[], []]
+
+
+@in_loop
+async def test_a_fault_of_each_seat_during_one_decision_makes_both_forfeit(
+    tmp_path: Path,
+) -> None:
+    bots = make_bots(tmp_path)
+    other = bots.links[0]
+
+    def both(link: FakeLink, request: pb.DecisionRequest) -> None:
+        other.deliver(pb.BotMessage())  # seat 0: an empty message
+        link.reply(request.request_id + 1, first_legal(request))  # seat 1: a wrong id
+
+    bots.script(0)
+    bots.script(1, steps={2: both})
+    outcome = await play(tmp_path, bots)
+    assert_both_forfeit(outcome, (FaultKind.PROTOCOL_ERROR, FaultKind.OUT_OF_TURN))
+    assert outcome.forfeits[0].seat == 0  # the fault that interrupted the decision came first
+    for link in bots.links:
+        assert len(link.faults()) == 1 and link.kinds()[-1] == "match_end"
+        result = link.sent[-1].match_end.result
+        assert not result.HasField("winner")
+        assert result.forfeit.both_seats and result.forfeit.seat == -1
