@@ -9,8 +9,8 @@
    (standard profile, one process per bot for the series) between the language's greedy bot
    and the Python greedy bot, seats alternating; the figure is the referee's own measure of
    each of the bot's decisions (request written -> reply read, the ``think_ms`` of the replay
-   log). Because the ports play move for move like the Python bot (tests/sample_bots/test_language_bots.py),
-   every language answers exactly the same decisions.
+   log). Because the ports play move for move like the Python bot
+   (tests/sample_bots/test_language_bots.py), every language answers exactly the same decisions.
 
 Languages are measured in rounds, each round visiting every language (in an order that rotates
 from round to round) so that the machine's noise hits all alike; each figure is the median over
