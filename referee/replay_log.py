@@ -23,8 +23,9 @@ from typing import IO, Any
 from referee.engine.actions import action_from_dict
 from referee.engine.cards import Card, card_str
 from referee.engine.deal import hand_deck
-from referee.engine.match import GameScore, HandResult, Match, MatchResult, Termination
+from referee.engine.match import Match
 from referee.engine.melds import Arrangement
+from referee.engine.outcomes import GameScore, HandResult, MatchResult, Termination
 from referee.engine.rules import Rules
 from referee.errors import CardError, GinRefError, IllegalActionError, ReplayLogError
 

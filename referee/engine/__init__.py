@@ -38,7 +38,7 @@ if TYPE_CHECKING:
         IllegalActionError,
         RulesError,
     )
-    from referee.engine.match import HandOutcome, HandResult, Match, MatchResult, Phase, Termination
+    from referee.engine.match import Match
     from referee.engine.melds import (
         Arrangement,
         Meld,
@@ -48,6 +48,7 @@ if TYPE_CHECKING:
         min_deadwood,
         min_deadwood_after_discard,
     )
+    from referee.engine.outcomes import HandOutcome, HandResult, MatchResult, Phase, Termination
     from referee.engine.rules import PROFILES, Rules
 
 _EXPORTS: dict[str, str] = {
@@ -74,12 +75,7 @@ _EXPORTS: dict[str, str] = {
     "GinRefError": "referee.engine.errors",
     "IllegalActionError": "referee.engine.errors",
     "RulesError": "referee.engine.errors",
-    "HandOutcome": "referee.engine.match",
-    "HandResult": "referee.engine.match",
     "Match": "referee.engine.match",
-    "MatchResult": "referee.engine.match",
-    "Phase": "referee.engine.match",
-    "Termination": "referee.engine.match",
     "Arrangement": "referee.engine.melds",
     "Meld": "referee.engine.melds",
     "MeldKind": "referee.engine.melds",
@@ -87,6 +83,11 @@ _EXPORTS: dict[str, str] = {
     "deadwood_by_discard": "referee.engine.melds",
     "min_deadwood": "referee.engine.melds",
     "min_deadwood_after_discard": "referee.engine.melds",
+    "HandOutcome": "referee.engine.outcomes",
+    "HandResult": "referee.engine.outcomes",
+    "MatchResult": "referee.engine.outcomes",
+    "Phase": "referee.engine.outcomes",
+    "Termination": "referee.engine.outcomes",
     "PROFILES": "referee.engine.rules",
     "Rules": "referee.engine.rules",
 }

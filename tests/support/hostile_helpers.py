@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from referee.convert import fault_kind_pb
-from referee.engine.match import Termination
+from referee.engine.outcomes import Termination
 from referee.faults import FaultKind
 from referee.replay_log import verify_file
 from referee.wire import ginrummy_pb2 as pb
