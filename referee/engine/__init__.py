@@ -1,8 +1,9 @@
 """ginref's rules engine: pure, deterministic Gin Rummy rules (docs/rules.md), no I/O.
 
 Standard library only: no grpc, asyncio, subprocess, sqlite3, click, and no file or process
-I/O (a test imports it in a fresh interpreter and checks). Everything else in ginref is an
-adapter around it. The public names are re-exported here and by :mod:`referee`::
+I/O (tests/engine/test_purity.py imports and plays it in a fresh interpreter under an audit
+hook). Everything else in ginref is an adapter around it. The public names are re-exported
+here and by :mod:`referee`::
 
     from referee.engine import Match, Rules, parse_cards, min_deadwood
 
