@@ -58,7 +58,7 @@ sys.path.insert(0, str(CODE))
 import grpc  # type: ignore[import-untyped]  # noqa: E402
 
 from referee.bots.spec import BotSpec  # noqa: E402
-from referee.engine.match import Hand  # noqa: E402
+from referee.engine.hand import Hand  # noqa: E402
 from referee.engine.rules import Rules  # noqa: E402
 from referee.options import RefereeOptions  # noqa: E402
 from referee.replay_log import load_log  # noqa: E402

@@ -36,7 +36,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from referee.bots.spec import BotSpec  # noqa: E402
-from referee.engine.match import Hand  # noqa: E402
+from referee.engine.hand import Hand  # noqa: E402
 from referee.engine.rules import Rules  # noqa: E402
 from referee.options import RefereeOptions  # noqa: E402
 from referee.series import run_series_async  # noqa: E402

@@ -30,17 +30,18 @@ from referee.engine.actions import (
     Pass,
 )
 from referee.engine.cards import Card, card_str
-from referee.engine.match import (
+from referee.engine.melds import Arrangement, Meld
+from referee.engine.observation import PRIVATE_CARD_EVENTS, Observation
+from referee.engine.outcomes import (
     Event,
     GameScore,
     HandOutcome,
     HandResult,
+    KnockInfo,
     MatchResult,
     Phase,
     Termination,
 )
-from referee.engine.melds import Arrangement, Meld
-from referee.engine.observation import PRIVATE_CARD_EVENTS, KnockInfo, Observation
 from referee.engine.rules import Rules
 from referee.errors import MalformedActionError
 from referee.faults import Fault, FaultKind

@@ -24,8 +24,8 @@ from pathlib import Path
 from typing import IO, Any
 
 from referee.engine.cards import Card, card_str
-from referee.engine.match import GameScore, HandResult, MatchResult, Termination
 from referee.engine.melds import Arrangement
+from referee.engine.outcomes import GameScore, HandResult, MatchResult, Termination
 from referee.errors import GinRefError
 
 FORMAT = "ginref-replay"

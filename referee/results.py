@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from referee.engine.match import HandResult, MatchResult
+from referee.engine.outcomes import HandResult, MatchResult
 from referee.engine.rules import Rules
 from referee.faults import Fault
 

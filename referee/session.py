@@ -46,8 +46,10 @@ from referee.convert import (
 )
 from referee.engine.actions import Action, ChooseDeal, action_to_dict
 from referee.engine.cards import card_str
-from referee.engine.match import Hand, HandResult, Match, Phase
-from referee.engine.observation import KnockInfo, observe
+from referee.engine.hand import Hand
+from referee.engine.match import Match
+from referee.engine.observation import observe
+from referee.engine.outcomes import HandResult, Phase
 from referee.engine.rules import Rules
 from referee.errors import (
     DeadlineExceededError,
@@ -495,6 +497,7 @@ class Session:
                 await self.send_both(lambda _s: pb.RefereeMessage(event=event))
         while m.result is None:
             hand = m.hand
+            assert hand is not None  # the first dealer is decided once the match goes on
             await self._start_hand(hand)
             results = len(m.hand_results)
             while m.result is None and len(m.hand_results) == results:
@@ -537,7 +540,7 @@ class Session:
             dealer=hand.dealer,
             deck=[card_str(c) for c in hand.deck],
             upcard=None if hand.upcard is None else card_str(hand.upcard),
-            knock_limit=hand.limit,
+            knock_limit=hand.knock_limit,
         )
         for seat in self.seats:
             seat.requests.new_hand()
@@ -549,12 +552,9 @@ class Session:
         They go out with the next message to each seat: in the new_events of a request, or as
         Event messages before any other message (:meth:`send`).
         """
-        knock = None
-        if hand.knocker is not None and hand.knock_kind is not None:
-            assert hand.knock_arrangement is not None
-            knock = KnockInfo(hand.knocker, hand.knock_kind, hand.knock_arrangement)
+        events, knock = hand.events, hand.knock
         for seat in self.seats:
-            seat.encoder.sync(hand.events, knock)
+            seat.encoder.sync(events, knock)
 
     async def _end_hand(self, result: HandResult) -> None:
         self.log.write("hand_result", **hand_result_dict(result))

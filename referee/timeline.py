@@ -24,8 +24,10 @@ from typing import Any
 
 from referee.engine.actions import Action, action_from_dict
 from referee.engine.cards import Card, parse_card
-from referee.engine.match import Hand, HandResult, Match
+from referee.engine.hand import Hand
+from referee.engine.match import Match
 from referee.engine.observation import Observation, observe
+from referee.engine.outcomes import HandResult
 from referee.engine.rules import Rules
 from referee.errors import CardError, GinRefError, ReplayLogError
 from referee.replay_log import ReplayError, ReplayLog, load_log
@@ -244,8 +246,7 @@ def seat_observation(step: Step, seat: int) -> Observation:
     if played is not None:
         current = match.hand
         if current is None or current.number != played.number:
-            match = match.copy()
-            match.hand = played
+            match = match.with_hand(played)
     return observe(match, seat)
 
 

@@ -18,8 +18,9 @@ import html
 import json
 from typing import Any
 
-from referee.engine.cards import Card, card_str, cards_of, sort_key
-from referee.engine.match import Hand, HandOutcome, HandResult
+from referee.engine.cards import Card, card_str, sort_key
+from referee.engine.hand import Hand
+from referee.engine.outcomes import HandOutcome, HandResult
 from referee.timeline import Step, Timeline
 from replays.view import (
     GUTTER,
@@ -97,7 +98,7 @@ def replay_frames(timeline: Timeline) -> list[dict[str, Any]]:
             else format_step(timeline, step, _TEXT)
         )
         text = [line[GUTTER:].rstrip() for line in lines if line.strip()]
-        games = [[g.points[0], g.points[1]] for g in match.games]
+        games = [list(g) for g in match.board.game_points]
         frames.append(
             {
                 "line": step.line,
@@ -106,11 +107,11 @@ def replay_frames(timeline: Timeline) -> list[dict[str, Any]]:
                 "text": text,
                 "actor": step.seat if step.kind in ("decision", "fault") else None,
                 "dealer": None if hand is None else hand.dealer,
-                "hands": None if hand is None else [_sorted(cards_of(m)) for m in hand.hands],
+                "hands": None if hand is None else [_sorted(hand.cards_of(s)) for s in (0, 1)],
                 "pile": [] if hand is None else _cards(hand.pile),
                 "stock": 0 if hand is None else hand.stock_size,
                 "upcard": None if hand is None or hand.upcard is None else card_str(hand.upcard),
-                "knockLimit": None if hand is None else hand.limit,
+                "knockLimit": None if hand is None else hand.knock_limit,
                 "toAct": None if hand is None else hand.to_act,
                 "moved": _moved(step, hand),
                 "scores": list(match.scores),

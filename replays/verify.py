@@ -35,7 +35,8 @@ from typing import Any
 from referee.engine.actions import action_from_dict
 from referee.engine.cards import card_str
 from referee.engine.deal import hand_deck
-from referee.engine.match import Match, Phase
+from referee.engine.match import Match
+from referee.engine.outcomes import Phase
 from referee.errors import CardError, GinRefError, IllegalActionError, ReplayLogError
 from referee.fairness import opens
 from referee.faults import CONDUCT_RULE, FaultKind
@@ -251,9 +252,9 @@ class _Checker:
         if r["upcard"] != upcard:
             self.add(step, f"hand {r['hand']}: upcard: recorded {_value(r['upcard'])}, engine "
                      f"{_value(upcard)}")  # fmt: skip
-        if r["knock_limit"] != h.limit:
+        if r["knock_limit"] != h.knock_limit:
             self.add(step, f"hand {r['hand']}: knock_limit: recorded {r['knock_limit']}, "
-                     f"engine {h.limit}")  # fmt: skip
+                     f"engine {h.knock_limit}")  # fmt: skip
 
     def _request_id(self, step: Step, seat: int) -> None:
         rid = step.record["request_id"]

@@ -31,9 +31,10 @@ from referee.engine.actions import (
     Pass,
 )
 from referee.engine.cards import RANKS, SUIT_SYMBOLS, SUITS, Card, mask_of, sort_key
-from referee.engine.match import Event, HandOutcome, HandResult, Match, Phase
+from referee.engine.match import Match
 from referee.engine.melds import min_deadwood
 from referee.engine.observation import Observation
+from referee.engine.outcomes import Event, HandOutcome, HandResult, Phase
 from referee.timeline import Step, Timeline, request_observation, seat_observation
 
 if TYPE_CHECKING:
@@ -303,7 +304,7 @@ def _format_deal(timeline: Timeline, step: Step, style: Style, seat: int | None)
     obs = seat_observation(step, seat if seat is not None else 0)
     head = (
         f"══ Hand {h.number + 1} · dealer: {seat_name(timeline, h.dealer, seat)} · "
-        f"knock limit {h.limit} · score {_score(obs.scores)}"
+        f"knock limit {h.knock_limit} · score {_score(obs.scores)}"
     )
     lines = ["", _gutter(step.line, style) + style.bold(head)]
     for s in (0, 1):

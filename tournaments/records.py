@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from referee.engine.match import Termination
+from referee.engine.outcomes import Termination
 from referee.errors import GinRefError
 from referee.results import MatchOutcome
 from tournaments.schedule import MatchSpec

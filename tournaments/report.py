@@ -3,7 +3,7 @@ here)."""
 
 from __future__ import annotations
 
-from referee.engine.match import HandOutcome, HandResult, Termination
+from referee.engine.outcomes import HandOutcome, HandResult, Termination
 from referee.faults import Fault
 from referee.results import MatchOutcome
 from tournaments.runner import Progress, RunResult

@@ -99,7 +99,10 @@ def _candidate(key: bytes, deal: int, attempt: int) -> int:
 def first_decider(rules: Rules, seed: int) -> int:
     """The seat that deals first under ``rules`` and ``seed`` (or that chooses who deals)."""
     match = Match(rules, seed)
-    return match.chooser if match.chooser is not None else match.hand.dealer
+    if match.chooser is not None:
+        return match.chooser
+    assert match.hand is not None  # no chooser: the first hand is dealt
+    return match.hand.dealer
 
 
 def deal_seed(key: bytes, deal: int, rules: Rules, seat: int) -> int:

@@ -1,8 +1,9 @@
 """ginref's rules engine: pure, deterministic Gin Rummy rules (docs/rules.md), no I/O.
 
 Standard library only: no grpc, asyncio, subprocess, sqlite3, click, and no file or process
-I/O (a test imports it in a fresh interpreter and checks). Everything else in ginref is an
-adapter around it. The public names are re-exported here and by :mod:`referee`::
+I/O (tests/engine/test_purity.py imports and plays it in a fresh interpreter under an audit
+hook). Everything else in ginref is an adapter around it. The public names are re-exported
+here and by :mod:`referee`::
 
     from referee.engine import Match, Rules, parse_cards, min_deadwood
 
@@ -38,7 +39,7 @@ if TYPE_CHECKING:
         IllegalActionError,
         RulesError,
     )
-    from referee.engine.match import HandOutcome, HandResult, Match, MatchResult, Phase, Termination
+    from referee.engine.match import Match
     from referee.engine.melds import (
         Arrangement,
         Meld,
@@ -48,6 +49,7 @@ if TYPE_CHECKING:
         min_deadwood,
         min_deadwood_after_discard,
     )
+    from referee.engine.outcomes import HandOutcome, HandResult, MatchResult, Phase, Termination
     from referee.engine.rules import PROFILES, Rules
 
 _EXPORTS: dict[str, str] = {
@@ -74,12 +76,7 @@ _EXPORTS: dict[str, str] = {
     "GinRefError": "referee.engine.errors",
     "IllegalActionError": "referee.engine.errors",
     "RulesError": "referee.engine.errors",
-    "HandOutcome": "referee.engine.match",
-    "HandResult": "referee.engine.match",
     "Match": "referee.engine.match",
-    "MatchResult": "referee.engine.match",
-    "Phase": "referee.engine.match",
-    "Termination": "referee.engine.match",
     "Arrangement": "referee.engine.melds",
     "Meld": "referee.engine.melds",
     "MeldKind": "referee.engine.melds",
@@ -87,6 +84,11 @@ _EXPORTS: dict[str, str] = {
     "deadwood_by_discard": "referee.engine.melds",
     "min_deadwood": "referee.engine.melds",
     "min_deadwood_after_discard": "referee.engine.melds",
+    "HandOutcome": "referee.engine.outcomes",
+    "HandResult": "referee.engine.outcomes",
+    "MatchResult": "referee.engine.outcomes",
+    "Phase": "referee.engine.outcomes",
+    "Termination": "referee.engine.outcomes",
     "PROFILES": "referee.engine.rules",
     "Rules": "referee.engine.rules",
 }

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from referee.engine.cards import Card, card_str, parse_card, parse_cards
-from referee.engine.errors import CardError
+from referee.engine.errors import CardError, IllegalActionError
 
 MeldCards = tuple[Card, ...]
 
@@ -191,3 +191,18 @@ def action_from_dict(data: Any) -> Action:
             raise CardError(f"choose_deal: 'deal' must be true or false in {data!r}")
         return ChooseDeal(data["deal"])
     raise CardError(f"unknown action kind {kind!r}")
+
+
+def check_cards(action: Action) -> None:
+    """R1.1: every card an action names is one of the 52 (ints 0..51)."""
+    named: list[object] = []
+    if isinstance(action, Discard | Knock):
+        named.append(action.card)
+    if isinstance(action, Knock | BigGin | DefenderPlay) and action.melds is not None:
+        for meld in action.melds:
+            named.extend(meld)
+    if isinstance(action, DefenderPlay):
+        named.extend(action.layoffs)
+    for card in named:
+        if type(card) is not int or not 0 <= card < 52:
+            raise IllegalActionError("R1.1", f"{card!r} is not a card (expected 0..51)")

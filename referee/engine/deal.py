@@ -17,7 +17,7 @@ and another language can re-derive every deal. The algorithm, exactly:
   ``cut_*``: shuffle a deck with the dealer stream; seat 0 cuts position 0, seat 1 position 1;
   equal ranks re-draw with the next pair (positions 2 and 3, ...), R2.2.
 
-A hand's deck order is dealt as :mod:`referee.engine.match` describes: positions 0..19 alternately
+A hand's deck order is dealt as :mod:`referee.engine.hand` describes: positions 0..19 alternately
 to the non-dealer and the dealer (non-dealer first), position 20 the upcard, 21.. the stock, top
 first.
 """

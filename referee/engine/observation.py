@@ -11,21 +11,12 @@ from dataclasses import dataclass
 
 from referee.engine.actions import Action
 from referee.engine.cards import Card, cards_of
-from referee.engine.match import Event, HandOutcome, HandResult, Match, Phase
-from referee.engine.melds import Arrangement
+from referee.engine.match import Match
+from referee.engine.outcomes import Event, HandResult, KnockInfo, Phase
 from referee.engine.rules import Rules
 
 # Event kinds whose card only the acting seat may see.
 PRIVATE_CARD_EVENTS = frozenset({"draw_stock", "knock", "gin", "big_gin"})
-
-
-@dataclass(frozen=True, slots=True)
-class KnockInfo:
-    """The knocker's spread, public from the knock on (R5.2)."""
-
-    knocker: int
-    kind: HandOutcome  # KNOCK, GIN or BIG_GIN
-    arrangement: Arrangement
 
 
 @dataclass(frozen=True, slots=True)
@@ -97,40 +88,38 @@ def observe(match: Match, seat: int) -> Observation:
     other = 1 - seat
     events = tuple(
         Event(e.seat, e.kind, None) if e.kind in PRIVATE_CARD_EVENTS and e.seat != seat else e
-        for e in h.events
+        for e in h._events
     )
-    knock = None
-    if h.knocker is not None and h.knock_kind is not None and h.knock_arrangement is not None:
-        knock = KnockInfo(h.knocker, h.knock_kind, h.knock_arrangement)
     own_turn = to_act == seat
     barred = None
-    if h.barred is not None and h.barred[1] == seat and h.pile and h.pile[-1] == h.barred[0]:
-        barred = h.barred[0]
-    tally = match.games[0] if match.games else match.tally
+    pile = h._pile
+    if h._barred is not None and h._barred[1] == seat and pile and pile[-1] == h._barred[0]:
+        barred = h._barred[0]
+    board = match.board
     return Observation(
         seat=seat,
         rules=match.rules,
         phase=phase,
         to_act=to_act,
-        hand=tuple(cards_of(h.hands[seat])),
-        discard_pile=tuple(h.pile),
+        hand=tuple(cards_of(h._hands[seat])),
+        discard_pile=tuple(pile),
         stock_size=h.stock_size,
-        knock_limit=h.limit,
-        upcard=h.upcard,
-        opponent_known=tuple(cards_of(h.known[other])),
-        opponent_hand_size=h.hands[other].bit_count(),
-        taken=h.taken if own_turn else None,
+        knock_limit=h._limit,
+        upcard=h._upcard,
+        opponent_known=tuple(cards_of(h._known[other])),
+        opponent_hand_size=h._hands[other].bit_count(),
+        taken=h._taken if own_turn else None,
         barred=barred,
-        must_knock=h.must_knock and own_turn,
-        dealer=h.dealer,
-        hand_number=h.number,
-        turns=h.turns,
-        scores=match.scores,
-        hands_won=(tally.hands_won[0], tally.hands_won[1]),
-        extra_boxes=(tally.extra_boxes[0], tally.extra_boxes[1]),
-        game_scores=tuple((g.points[0], g.points[1]) for g in match.games),
+        must_knock=h._must_knock and own_turn,
+        dealer=h._dealer,
+        hand_number=h._number,
+        turns=h._turns,
+        scores=board.points,
+        hands_won=board.hands_won,
+        extra_boxes=board.extra_boxes,
+        game_scores=board.game_points,
         events=events,
-        knock=knock,
+        knock=h._knock,
         legal_actions=tuple(match.legal_actions()) if own_turn else (),
         last_hand=match.hand_results[-1] if match.hand_results else None,
         cut=match.cut,

@@ -10,25 +10,41 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal, get_args
 
 from referee.engine.errors import RulesError
 
-# Allowed values of every enumerated parameter, with the rule that defines it.
+# The values of every enumerated parameter, spelled as in logs, the proto and TOML files. Literal
+# types let mypy reject a misspelt value anywhere one is compared or assigned.
+Scope = Literal["match", "single_hand"]  # R9.9
+FirstDealer = Literal["random", "cut_low_deals", "cut_high_chooses", "seat0", "seat1"]  # R2.2
+DealerRotation = Literal["alternate", "loser_deals", "winner_deals"]  # R2.6
+DeadHandDealer = Literal["same_dealer", "rotate"]  # R2.7
+DealMode = Literal["upcard", "eleven_card"]  # R2.4, R2.5
+DiscardTakenCard = Literal["forbidden", "allowed_gra", "allowed"]  # R4.3
+KnockLimitMode = Literal["fixed", "oklahoma"]  # R5.5
+OklahomaAce = Literal["gin_only", "one"]  # R5.5
+KnockerArrangement = Literal["free", "auto"]  # R5.4
+DefenderPlayMode = Literal["auto_optimal", "declared", "auto_greedy"]  # R6.6
+WallRule = Literal["dead", "fiftieth_card_pagat", "fiftieth_card_gamecolony", "rlcard"]  # §7
+Shutout = Literal["none", "game_bonus_doubled", "total_doubled", "hand_points_doubled"]  # R9.5
+Payoff = Literal["points", "zero_sum", "rlcard_shaped"]  # R8.7, §12.6
+
+# Allowed values of every enumerated parameter by name; the first is the default.
 CHOICES: dict[str, tuple[str, ...]] = {
-    "scope": ("match", "single_hand"),
-    "first_dealer": ("random", "cut_low_deals", "cut_high_chooses", "seat0", "seat1"),
-    "dealer_rotation": ("alternate", "loser_deals", "winner_deals"),
-    "dead_hand_dealer": ("same_dealer", "rotate"),
-    "deal_mode": ("upcard", "eleven_card"),
-    "discard_taken_card": ("forbidden", "allowed_gra", "allowed"),
-    "knock_limit_mode": ("fixed", "oklahoma"),
-    "oklahoma_ace": ("gin_only", "one"),
-    "knocker_arrangement": ("free", "auto"),
-    "defender_play": ("auto_optimal", "declared", "auto_greedy"),
-    "wall_rule": ("dead", "fiftieth_card_pagat", "fiftieth_card_gamecolony", "rlcard"),
-    "shutout": ("none", "game_bonus_doubled", "total_doubled", "hand_points_doubled"),
-    "payoff": ("points", "zero_sum", "rlcard_shaped"),
+    "scope": get_args(Scope),
+    "first_dealer": get_args(FirstDealer),
+    "dealer_rotation": get_args(DealerRotation),
+    "dead_hand_dealer": get_args(DeadHandDealer),
+    "deal_mode": get_args(DealMode),
+    "discard_taken_card": get_args(DiscardTakenCard),
+    "knock_limit_mode": get_args(KnockLimitMode),
+    "oklahoma_ace": get_args(OklahomaAce),
+    "knocker_arrangement": get_args(KnockerArrangement),
+    "defender_play": get_args(DefenderPlayMode),
+    "wall_rule": get_args(WallRule),
+    "shutout": get_args(Shutout),
+    "payoff": get_args(Payoff),
 }
 BOOLS = (
     "spade_double",
@@ -49,25 +65,25 @@ class Rules:
     """Every parameter of §12.1 (plus two OpenSpiel compatibility switches)."""
 
     profile_name: str = "standard"
-    scope: str = "match"  # R9.9
+    scope: Scope = "match"  # R9.9
     players: int = 2  # §10: only 2 is supported
-    first_dealer: str = "random"  # R2.2 (seat0 / seat1: that seat deals first)
-    dealer_rotation: str = "alternate"  # R2.6
-    dead_hand_dealer: str = "same_dealer"  # R2.7
-    deal_mode: str = "upcard"  # R2.4, R2.5
-    discard_taken_card: str = "forbidden"  # R4.3
-    knock_limit_mode: str = "fixed"  # R5.5
+    first_dealer: FirstDealer = "random"  # R2.2 (seat0 / seat1: that seat deals first)
+    dealer_rotation: DealerRotation = "alternate"  # R2.6
+    dead_hand_dealer: DeadHandDealer = "same_dealer"  # R2.7
+    deal_mode: DealMode = "upcard"  # R2.4, R2.5
+    discard_taken_card: DiscardTakenCard = "forbidden"  # R4.3
+    knock_limit_mode: KnockLimitMode = "fixed"  # R5.5
     knock_limit: int = 10  # R5.5 (0 = straight gin)
-    oklahoma_ace: str = "gin_only"  # R5.5
+    oklahoma_ace: OklahomaAce = "gin_only"  # R5.5
     spade_double: bool = False  # R8.6
-    knocker_arrangement: str = "free"  # R5.4
+    knocker_arrangement: KnockerArrangement = "free"  # R5.4
     force_gin: bool = False  # R5.1
-    defender_play: str = "auto_optimal"  # R6.6
+    defender_play: DefenderPlayMode = "auto_optimal"  # R6.6
     gin_bonus: int = 25  # R8.2
     big_gin_bonus: int | None = None  # R5.9, R8.2 (None = big gin disabled)
     undercut_bonus: int = 25  # R8.3
     undercut_on_tie: bool = True  # R8.3
-    wall_rule: str = "dead"  # §7
+    wall_rule: WallRule = "dead"  # §7
     max_turns: int | None = None  # R4.5: draws per hand before the hand is dead
     # OpenSpiel's extra ends of a hand (R4.3 `allowed`): the Nth draw from the discard pile, and
     # both players in succession taking the discard and discarding it again, are 0-0 draws.
@@ -77,10 +93,10 @@ class Rules:
     game_bonus: int = 0  # R9.3
     box_bonus: int = 0  # R9.4
     boxes_count_toward_target: bool = False  # R9.4
-    shutout: str = "none"  # R9.5
+    shutout: Shutout = "none"  # R9.5
     oklahoma_extra_boxes: bool = False  # R9.7
     hollywood: bool = False  # R9.8
-    payoff: str = "points"  # R8.7, §12.6
+    payoff: Payoff = "points"  # R8.7, §12.6
 
     @staticmethod
     def profile(name: str = "standard", **overrides: Any) -> Rules:

@@ -33,7 +33,7 @@ from referee.engine.actions import (
     Pass,
 )
 from referee.engine.cards import cards_of, mask_of
-from referee.engine.match import HandOutcome, Match, Phase
+from referee.engine.match import Match
 from referee.engine.melds import (
     Meld,
     best_arrangement,
@@ -44,6 +44,7 @@ from referee.engine.melds import (
     min_deadwood_after_discard,
 )
 from referee.engine.observation import observe
+from referee.engine.outcomes import HandOutcome, Phase
 from referee.engine.rules import PROFILES, Rules
 from referee.errors import CardError, GinRefError, IllegalActionError, RulesError
 
@@ -268,14 +269,14 @@ def choose(match: Match, choice: int, greedy: bool) -> Action:
         elif discards:
             seat = match.to_act
             assert seat is not None
-            dw = {a.card: min_deadwood(match.hand.hands[seat] & ~(1 << a.card)) for a in discards}
+            dw = {a.card: min_deadwood(match.hand.held(seat) & ~(1 << a.card)) for a in discards}
             low = min(dw.values())
             actions = [a for a in discards if dw[a.card] == low]
     if match.phase is Phase.DEFENDER and choice % 3 == 0:
         # Any valid declaration is legal (R6.6 declared): play the own best melds, no layoffs.
         seat = match.to_act
         assert seat is not None
-        own = best_arrangement(match.hand.hands[seat])
+        own = best_arrangement(match.hand.held(seat))
         return DefenderPlay(tuple(m.cards for m in own.melds), ())
     return actions[choice % len(actions)]
 
@@ -302,10 +303,10 @@ def check_cards_accounted(match: Match) -> None:
         assert match.phase is Phase.CHOOSE_DEALER
         return
     assert sorted(h.deck) == list(range(52))
-    parts = [*(1 << c for c in h.pile), *(1 << c for c in h.deck[h.stock_pos :])]
+    parts = [*(1 << c for c in h.pile), *(1 << c for c in h.stock)]
     if h.knock_discard is not None:
         parts.append(1 << h.knock_discard)
-    parts += h.hands
+    parts += [h.held(0), h.held(1)]
     total = sum(p.bit_count() for p in parts)
     union = 0
     for p in parts:
@@ -313,7 +314,7 @@ def check_cards_accounted(match: Match) -> None:
     assert total == 52 and union == FULL, (
         f"{total} cards counted, missing {cards_of(FULL & ~union)}"
     )
-    assert h.stock_size == 52 - h.stock_pos >= 2
+    assert h.stock_size == len(h.stock) >= 2
 
 
 def check_hand_sizes(match: Match) -> None:
@@ -322,16 +323,17 @@ def check_hand_sizes(match: Match) -> None:
     phase = match.phase
     if phase in (Phase.CHOOSE_DEALER, Phase.MATCH_OVER):
         return
-    sizes = [m.bit_count() for m in h.hands]
+    sizes = [h.held(s).bit_count() for s in (0, 1)]
     seat = match.to_act
     assert seat is not None
     if phase is Phase.DISCARD:
         assert sizes[seat] == 11 and sizes[1 - seat] == 10, sizes
     elif phase is Phase.DEFENDER:
-        knocker = h.knocker
+        assert h.knock is not None
+        knocker = h.knock.knocker
         assert knocker == 1 - seat
         assert sizes[seat] == 10
-        assert sizes[knocker] == (11 if h.knock_kind is HandOutcome.BIG_GIN else 10)
+        assert sizes[knocker] == (11 if h.knock.kind is HandOutcome.BIG_GIN else 10)
     else:
         assert sizes == [10, 10], (phase, sizes)
 
@@ -383,20 +385,22 @@ def check_default_knock(match: Match, action: Knock, after: Match) -> None:
     h = match.hand
     seat = match.to_act
     assert seat is not None
-    rest = h.hands[seat] & ~(1 << action.card)
+    rest = h.held(seat) & ~(1 << action.card)
     if len(after.hand_results) > len(match.hand_results):
         result = after.hand_results[-1]
         spread, kind = result.knocker_arrangement, result.outcome
         defence = result.defender_deadwood
     else:  # defender_play = declared: the showdown waits for the defender
-        spread, kind, defence = after.hand.knock_arrangement, after.hand.knock_kind, None
+        knock = after.hand.knock
+        assert knock is not None
+        spread, kind, defence = knock.arrangement, knock.kind, None
     assert spread is not None
     k = spread.deadwood_count
-    assert k == brute_min_deadwood(rest) <= h.limit
+    assert k == brute_min_deadwood(rest) <= h.knock_limit
     assert (k == 0) == (kind is HandOutcome.GIN)
     if match.rules.knocker_arrangement == "free":
         # Ties go to the arrangement exposing the fewest unseen direct layoffs.
-        seen = h.hands[seat] | sum(1 << c for c in h.pile)
+        seen = h.held(seat) | sum(1 << c for c in h.pile)
         exposure = [
             (direct_layoffs(chosen) & ~seen).bit_count()
             for chosen in arrangements(rest)
@@ -407,7 +411,7 @@ def check_default_knock(match: Match, action: Knock, after: Match) -> None:
     if defence is not None and match.rules.defender_play == "auto_optimal":
         gin = kind in (HandOutcome.GIN, HandOutcome.BIG_GIN)
         melds = [] if gin else [m.cards for m in spread.melds]
-        assert defence == brute_defender_deadwood(h.hands[1 - seat], melds)
+        assert defence == brute_defender_deadwood(h.held(1 - seat), melds)
 
 
 # --- Illegal actions ------------------------------------------------------------------------------
@@ -425,7 +429,7 @@ def knock_declarations(match: Match, card: int) -> tuple[list[tuple], list[tuple
     h = match.hand
     seat = match.to_act
     assert seat is not None
-    rest = h.hands[seat] & ~(1 << card)
+    rest = h.held(seat) & ~(1 << card)
     rest_cards = cards_of(rest)
     valid: list[tuple] = []
     invalid: list[tuple] = [()]  # no melds: 10 cards are worth at least 18 > any limit
@@ -434,7 +438,7 @@ def knock_declarations(match: Match, card: int) -> tuple[list[tuple], list[tuple
         for m in chosen:
             melded |= m
         melds = tuple(tuple(cards_of(m)) for m in chosen)
-        if mask_value(rest & ~melded) <= h.limit:
+        if mask_value(rest & ~melded) <= h.knock_limit:
             valid.append(melds)
         else:
             invalid.append(melds)
@@ -446,7 +450,7 @@ def knock_declarations(match: Match, card: int) -> tuple[list[tuple], list[tuple
     trio = _non_meld(rest_cards)
     if trio is not None:
         invalid.append((trio,))
-    outsider = [c for c in range(52) if not h.hands[seat] >> c & 1][:3]
+    outsider = [c for c in range(52) if not h.held(seat) >> c & 1][:3]
     invalid.append((tuple(outsider),))
     return valid, invalid
 
@@ -472,20 +476,20 @@ def illegal_candidates(match: Match) -> list[Action]:
         h = match.hand
         seat = match.to_act
         assert seat is not None
-        own = cards_of(h.hands[seat])
-        knocker = h.hands[1 - seat]
+        own = cards_of(h.held(seat))
+        knocker = h.held(1 - seat)
         out.append(DefenderPlay((), (cards_of(knocker)[0],)))  # lays off a card it lacks
         trio = _non_meld(own)
         if trio is not None:
             out.append(DefenderPlay((trio,), ()))
-        if h.knock_kind is not HandOutcome.KNOCK:
+        assert h.knock is not None
+        if h.knock.kind is not HandOutcome.KNOCK:
             out.append(DefenderPlay((), (own[0],)))  # no layoffs against gin (R6.3a)
         for meld in every_meld(own):
             card = cards_of(meld)[0]
             out.append(DefenderPlay((tuple(cards_of(meld)),), (card,)))  # melded and laid off
             break
-        spread = h.knock_arrangement
-        assert spread is not None
+        spread = h.knock.arrangement
         if spread.melds:  # the knocker's meld as the defender's own (R6.3b)
             out.append(DefenderPlay((spread.melds[0].cards,), ()))
     return out
@@ -534,11 +538,11 @@ def test_illegal_actions_rejected(case: tuple[Rules, int, bool, list[int]]) -> N
         if match.phase is Phase.DEFENDER:
             # R6.6 declared: every valid declaration is legal, every invalid one refused.
             h = match.hand
-            spread = h.knock_arrangement
-            assert spread is not None and match.to_act is not None
-            knocker = [m.cards for m in spread.melds] if h.knock_kind is HandOutcome.KNOCK else []
-            gin = h.knock_kind is not HandOutcome.KNOCK
-            for melds, x, ok in defender_declarations(h.hands[match.to_act], knocker, not gin):
+            assert h.knock is not None and match.to_act is not None
+            spread = h.knock.arrangement
+            knocker = [m.cards for m in spread.melds] if h.knock.kind is HandOutcome.KNOCK else []
+            gin = h.knock.kind is not HandOutcome.KNOCK
+            for melds, x, ok in defender_declarations(h.held(match.to_act), knocker, not gin):
                 if ok:
                     assert match.is_legal(DefenderPlay(melds, x)), (melds, x)
                 else:
@@ -566,7 +570,7 @@ def test_illegal_actions_rejected(case: tuple[Rules, int, bool, list[int]]) -> N
                     if len(other.hand_results) > len(match.hand_results):
                         declared = other.hand_results[-1].knocker_arrangement
                     else:  # defender_play = declared: the showdown waits for the defender
-                        declared = other.hand.knock_arrangement
+                        declared = other.hand.knock.arrangement
                     assert declared is not None
                     assert {m.cards for m in declared.melds} == {
                         tuple(sorted(m, key=lambda c: (c % 13, c // 13))) for m in melds
@@ -575,12 +579,12 @@ def test_illegal_actions_rejected(case: tuple[Rules, int, bool, list[int]]) -> N
         seat = match.to_act
         assert seat is not None
         listed = {a.card for a in match.legal_actions() if isinstance(a, Knock)}
-        for card in cards_of(match.hand.hands[seat]):
+        for card in cards_of(match.hand.held(seat)):
             if card not in listed:
-                best = best_arrangement(match.hand.hands[seat] & ~(1 << card))
+                best = best_arrangement(match.hand.held(seat) & ~(1 << card))
                 assert_rejected(match, Knock(card, tuple(m.cards for m in best.melds)))
         # Big gin with an explicit arrangement (R5.9): all 11 cards melded, and only when listed.
-        hand = match.hand.hands[seat]
+        hand = match.hand.held(seat)
         for chosen in itertools.islice(arrangements(hand), 200):
             melded = 0
             for m in chosen:
@@ -689,16 +693,18 @@ def test_best_arrangement_is_optimal_and_valid(hand: int) -> None:
 
 
 # --- Observation hiding (R2.8, R11.3; STYLE.md lesson 5) -------------------------------------
+# These build a twin state that differs only in hidden cards. No public API can change a hand, so
+# the twins are made by writing the copy's private fields, which only the engine does otherwise.
 
 
 def _hidden_swap(match: Match, seat: int, pick: int) -> Match | None:
     """A copy in which one of the opponent's concealed cards is exchanged with a stock card."""
     h = match.hand
     other = 1 - seat
-    if h.knocker == other:  # the knocker's cards are spread face up (R5.2)
-        return None
-    concealed = cards_of(h.hands[other] & ~h.known[other])
-    stock = list(h.deck[h.stock_pos :])
+    if h.knock is not None and h.knock.knocker == other:
+        return None  # the knocker's cards are spread face up (R5.2)
+    concealed = cards_of(h.held(other) & ~h.known(other))
+    stock = list(h.stock)
     if not concealed or not stock:
         return None
     x = concealed[pick % len(concealed)]
@@ -708,10 +714,10 @@ def _hidden_swap(match: Match, seat: int, pick: int) -> Match | None:
     deck = list(hb.deck)
     i, j = deck.index(x), deck.index(y)
     deck[i], deck[j] = deck[j], deck[i]
-    hb.deck = tuple(deck)
-    hb.hands[other] ^= (1 << x) | (1 << y)
+    hb._deck = tuple(deck)
+    hb._hands[other] ^= (1 << x) | (1 << y)
     # The opponent may have drawn x from the stock: its private event changes with it.
-    hb.events = [
+    hb._events = [
         type(e)(e.seat, e.kind, y) if e.seat == other and e.card == x else e for e in hb.events
     ]
     return b
@@ -754,7 +760,7 @@ def _spread_after(match: Match, action: Knock) -> object:
     other.apply(action)
     if len(other.hand_results) > len(match.hand_results):
         return other.hand_results[-1].knocker_arrangement
-    return other.hand.knock_arrangement
+    return other.hand.knock.arrangement
 
 
 @settings(WALK, max_examples=40)
@@ -764,11 +770,11 @@ def test_observation_hides_stock_order(
 ) -> None:
     for match in _interesting_states(case):
         h = match.hand
-        stock = list(h.deck[h.stock_pos :])
+        stock = list(h.stock)
         shuffled = stock[:]
         rnd.shuffle(shuffled)
         b = match.copy()
-        b.hand.deck = h.deck[: h.stock_pos] + tuple(shuffled)
+        b.hand._deck = h.deck[: 52 - h.stock_size] + tuple(shuffled)
         check_cards_accounted(b)
         for seat in (0, 1):
             assert observe(match, seat) == observe(b, seat)
@@ -786,7 +792,7 @@ def test_observation_hides_knock_discard_from_defender(
             continue
         defender = match.to_act
         assert defender is not None
-        x, y = h.knock_discard, h.deck[h.stock_pos]
+        x, y = h.knock_discard, h.stock[0]
         if any(e.card == x and e.kind not in ("draw_stock", "knock", "gin") for e in h.events):
             continue  # x was seen face up (taken from the pile): the defender knows of it
         b = match.copy()
@@ -794,9 +800,9 @@ def test_observation_hides_knock_discard_from_defender(
         deck = list(hb.deck)
         i, j = deck.index(x), deck.index(y)
         deck[i], deck[j] = deck[j], deck[i]
-        hb.deck = tuple(deck)
-        hb.knock_discard = y
-        hb.events = [type(e)(e.seat, e.kind, y) if e.card == x else e for e in hb.events]
+        hb._deck = tuple(deck)
+        hb._knock_discard = y
+        hb._events = [type(e)(e.seat, e.kind, y) if e.card == x else e for e in hb.events]
         check_cards_accounted(b)
         assert observe(match, defender) == observe(b, defender)
 
@@ -896,7 +902,7 @@ def test_rlcard_wall_retake_of_barred_card_leaves_a_legal_action() -> None:
             match.apply(DrawStock())
         else:
             last = h.events[-1]
-            drawn = last.card if last.kind == "draw_stock" else cards_of(h.hands[seat])[0]
+            drawn = last.card if last.kind == "draw_stock" else cards_of(h.held(seat))[0]
             assert drawn is not None
             match.apply(Discard(drawn))
     top = h.pile[-1]

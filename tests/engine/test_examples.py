@@ -10,8 +10,9 @@ import pytest
 
 from referee.engine.actions import BigGin, DeclareDead, Discard, DrawDiscard, DrawStock, Knock, Pass
 from referee.engine.cards import card_str
-from referee.engine.match import HandOutcome, Phase, settle_game
+from referee.engine.outcomes import HandOutcome, Phase
 from referee.engine.rules import Rules
+from referee.engine.scoring import settle_game
 from referee.errors import IllegalActionError, RulesError
 from tests.support.scenario import (
     DEALER,
@@ -55,7 +56,7 @@ def test_e1_knock_over_the_limit_is_rejected() -> None:
 
 def test_e1_oklahoma_nine_upcard_limits_knock_to_nine() -> None:
     m = match("oklahoma", deck(E1_KNOCKER, E1_DEFENDER, "9D", "KS"))
-    assert m.hand.limit == 9
+    assert m.hand.knock_limit == 9
     play(m, Pass(), Pass(), DrawStock())
     assert Knock(card("KS")) not in m.legal_actions()
     with pytest.raises(IllegalActionError, match=r"R5.3\b"):
@@ -210,7 +211,7 @@ E7_DEALER = "2C 3C 4C 5C 8C 8D 8H AD 5H 6D"
 
 def test_e7_ace_upcard_means_gin_only() -> None:
     m = match("oklahoma", deck(E7_NON_DEALER, E7_DEALER, "AC"))
-    assert m.hand.limit == 0
+    assert m.hand.knock_limit == 0
     m.apply(DrawDiscard())
     with pytest.raises(IllegalActionError, match=r"R5.3\b"):
         m.apply(Knock(card("2D")))
@@ -222,7 +223,7 @@ def test_e7_ace_upcard_means_gin_only() -> None:
 
 def test_e7_ace_counts_one_with_oklahoma_ace_one() -> None:
     m = match("oklahoma", deck(E7_NON_DEALER, E7_DEALER, "AC"), oklahoma_ace="one")
-    assert m.hand.limit == 1
+    assert m.hand.knock_limit == 1
     play(m, DrawDiscard(), Knock(card("2D")))
     result = m.hand_results[-1]
     assert (result.knocker_deadwood, result.defender_deadwood) == (1, 12)
@@ -264,7 +265,7 @@ def test_e8_extra_boxes_for_an_undercut_double_on_a_spade() -> None:
     m = match("oklahoma", deck(E8_KNOCKER, E8_DEFENDER, "8S", "KC"), oklahoma_extra_boxes="on")
     play(m, Pass(), Pass(), DrawStock(), Knock(card("KC")))
     assert m.hand_results[-1].extra_boxes == 2
-    assert m.tally.extra_boxes == [2, 0]
+    assert m.board.extra_boxes == (2, 0)
 
 
 # --- E9: Oklahoma, ace of spades: gin required, then doubled -------------------------------------
@@ -584,11 +585,11 @@ E20_DEALER = "2C 3C 4C 7D 8D 9S TS JS 5C 5D"
 
 def test_e20_eleven_card_start() -> None:
     m = match("standard", deck(E20_NON_DEALER, E20_DEALER), deal_mode="eleven_card")
-    assert m.hand.upcard is None and m.hand.pile == []
+    assert m.hand.upcard is None and m.hand.pile == ()
     assert m.hand.stock_size == 31
     assert (m.phase, m.to_act) == (Phase.DISCARD, NON_DEALER)
-    assert m.hand.hands[NON_DEALER].bit_count() == 11
-    assert m.hand.hands[DEALER].bit_count() == 10
+    assert m.hand.held(NON_DEALER).bit_count() == 11
+    assert m.hand.held(DEALER).bit_count() == 10
     legal = m.legal_actions()
     assert sum(isinstance(a, Discard) for a in legal) == 11  # nothing was taken
     assert Knock(card("KD")) in legal  # 9-9-9, runs, QC = 10 deadwood

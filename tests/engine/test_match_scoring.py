@@ -4,13 +4,15 @@ from __future__ import annotations
 
 import pytest
 
-from referee.engine.match import HandOutcome, Match, Termination
+from referee.engine.match import Match
+from referee.engine.outcomes import HandOutcome, Termination
 from referee.engine.rules import Rules
+from referee.engine.scoring import HandScore
 
 
 def win(m: Match, seat: int, points: int) -> None:
     """Record a won hand as if it had been played (scoring is what these tests check)."""
-    m._finish_hand(HandOutcome.KNOCK, seat, points)
+    m._finish_hand(HandScore(HandOutcome.KNOCK, seat, points))
 
 
 def lose_nothing(m: Match) -> None:
@@ -24,7 +26,7 @@ def test_hollywood_enters_wins_in_one_two_then_three_games() -> None:
     win(m, 1, 15)
     win(m, 0, 5)
     win(m, 1, 7)
-    assert [g.points for g in m.games] == [[35, 22], [25, 7], [5, 0]]
+    assert m.board.game_points == ((35, 22), (25, 7), (5, 0))
     assert m.result is None
 
 
@@ -32,9 +34,10 @@ def test_hollywood_shut_out_player_scores_first_in_the_next_open_game() -> None:
     m = Match(Rules.profile("pagat", hollywood="on", target=50), seed=1, first_dealer=0)
     win(m, 0, 30)
     win(m, 0, 30)
-    assert m.games[0].settled is not None and m.games[0].settled.shutout
+    game1 = m.board.settled[0]
+    assert game1 is not None and game1.shutout
     win(m, 1, 10)  # game 1 is over: B's score opens game 2, not game 3
-    assert [g.points for g in m.games] == [[60, 0], [30, 10], [0, 0]]
+    assert m.board.game_points == ((60, 0), (30, 10), (0, 0))
 
 
 def test_hollywood_match_ends_when_all_three_games_are_settled() -> None:

@@ -28,13 +28,15 @@ from referee.engine.actions import (
     Knock,
 )
 from referee.engine.cards import cards_of, mask_of
-from referee.engine.match import Hand, HandOutcome, HandResult, Match, Phase, Termination
+from referee.engine.hand import Hand
+from referee.engine.match import Match
 from referee.engine.melds import (
     best_arrangement,
     deadwood_by_discard,
     min_deadwood,
     min_deadwood_after_discard,
 )
+from referee.engine.outcomes import HandOutcome, HandResult, Phase, Termination
 from referee.engine.rules import PROFILES, Rules
 from referee.errors import RulesError
 
@@ -100,12 +102,12 @@ def eager(match: Match, actions: list[Action], rng: random.Random) -> Action:
     h = match.hand
     if match.phase is Phase.DRAW and DrawDiscard() in actions and seat is not None:
         # Take the discard when it lowers the best deadwood reachable this turn.
-        hand = h.hands[seat]
+        hand = h.held(seat)
         if min_deadwood_after_discard(hand | 1 << h.pile[-1]) < min_deadwood(hand):
             return DrawDiscard()
     if match.phase is Phase.DISCARD and seat is not None:
         gins = [a for a in actions if isinstance(a, BigGin)]
-        dw = deadwood_by_discard(h.hands[seat])
+        dw = deadwood_by_discard(h.held(seat))
         knocks = [a for a in actions if isinstance(a, Knock)]
         gins += [a for a in knocks if dw[a.card] == 0]
         if gins:
@@ -118,7 +120,7 @@ def eager(match: Match, actions: list[Action], rng: random.Random) -> Action:
             return rng.choice([a for a in discards if dw[a.card] == low])
     if match.phase is Phase.DEFENDER and rng.random() < 0.5 and seat is not None:
         # defender_play = declared: any valid declaration is legal; this one lays nothing off.
-        own = best_arrangement(h.hands[seat])
+        own = best_arrangement(h.held(seat))
         return DefenderPlay(tuple(m.cards for m in own.melds), ())
     return rng.choice(actions)
 
@@ -137,7 +139,7 @@ def check_step(match: Match, rules: Rules) -> None:
     if h is None:
         check(match.phase is Phase.CHOOSE_DEALER, "no hand dealt outside the dealer choice")
         return
-    parts = [*h.hands, *(1 << c for c in h.pile), *(1 << c for c in h.deck[h.stock_pos :])]
+    parts = [h.held(0), h.held(1), *(1 << c for c in h.pile), *(1 << c for c in h.stock)]
     if h.knock_discard is not None:
         parts.append(1 << h.knock_discard)
     union = 0
@@ -152,12 +154,12 @@ def check_step(match: Match, rules: Rules) -> None:
         return
     seat = match.to_act
     assert seat is not None
-    size = h.hands[seat].bit_count()
+    size = h.held(seat).bit_count()
     if match.phase is Phase.DISCARD:
         check(size == 11, f"{size} cards in hand in the discard phase")
     else:
         check(size == 10, f"{size} cards in hand in phase {match.phase}")
-    check(h.hands[1 - seat].bit_count() in (10, 11), "opponent holds neither 10 nor 11 cards")
+    check(h.held(1 - seat).bit_count() in (10, 11), "opponent holds neither 10 nor 11 cards")
 
 
 def check_result(r: HandResult, hand: Hand, rules: Rules) -> None:
@@ -178,7 +180,7 @@ def check_result(r: HandResult, hand: Hand, rules: Rules) -> None:
     assert arrangement is not None and r.defender is not None
     check(all(is_meld(m.cards) for m in arrangement.melds), "knocker shows an invalid meld")
     check(arrangement.deadwood_count == k, "K is not the shown deadwood")
-    check(k <= hand.limit, f"K = {k} over the knock limit {hand.limit}")
+    check(k <= hand.knock_limit, f"K = {k} over the knock limit {hand.knock_limit}")
     check(r.defender.deadwood_count == d, "D is not the defender's deadwood")
     final_defender = mask_of(r.final_hands[defender])
     if rules.defender_play == "auto_optimal":
@@ -274,7 +276,7 @@ def play_match(rules: Rules, seed: int, rng: random.Random, policy: Policy, run:
             check_step(match, rules)
             hand = match.hand
             scores = match.scores
-            game1_open = not match.games or match.games[0].settled is None
+            game1_open = match.board.settled[0] is None
             action = policy(match, match.legal_actions(), rng)
             stock_before = None if hand is None else hand.stock_size
             if isinstance(action, DrawStock):

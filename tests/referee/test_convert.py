@@ -29,8 +29,9 @@ from referee.engine.actions import (
     Pass,
 )
 from referee.engine.cards import card_str, parse_card, parse_cards
-from referee.engine.match import Match, Phase
+from referee.engine.match import Match
 from referee.engine.observation import observe
+from referee.engine.outcomes import Phase
 from referee.engine.rules import PROFILES, Rules
 from referee.errors import MalformedActionError
 from referee.wire import ginrummy_pb2 as pb

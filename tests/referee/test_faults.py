@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 
 from referee.bots.spec import BotSpec
-from referee.engine.match import Termination
+from referee.engine.outcomes import Termination
 from referee.engine.rules import Rules
 from referee.faults import FaultKind
 from referee.options import RefereeOptions

@@ -22,7 +22,8 @@ from google.protobuf.message import Message
 
 from referee.convert import EventEncoder
 from referee.engine.cards import card_str, cards_of
-from referee.engine.match import Hand, Phase
+from referee.engine.hand import Hand
+from referee.engine.outcomes import Phase
 from referee.engine.rules import Rules
 from referee.series import run_series_async
 from referee.wire import ginrummy_pb2 as pb
@@ -36,11 +37,12 @@ CARDS = {card_str(c) for c in range(52)}
 
 def hidden_from(seat: int, hand: Hand) -> set[str]:
     """The cards ``seat`` may not see now, from the engine's raw state (not from observe)."""
-    hidden = set(hand.deck[hand.stock_pos :])
+    hidden = set(hand.stock)
     if hand.phase is not Phase.MATCH_OVER:  # the hand is still being played
         other = 1 - seat
-        if hand.knocker != other:  # a knocker shows its spread (R5.2), not its discard
-            hidden |= set(cards_of(hand.hands[other] & ~hand.known[other]))
+        if hand.knock is None or hand.knock.knocker != other:
+            # A knocker shows its spread (R5.2), not its discard.
+            hidden |= set(cards_of(hand.held(other) & ~hand.known(other)))
         if hand.knock_discard is not None:
             hidden.add(hand.knock_discard)
     return {card_str(c) for c in hidden}

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from referee.bots.spec import BotSpec, bot_environment
-from referee.engine.match import Termination
+from referee.engine.outcomes import Termination
 from referee.engine.rules import PROFILES, Rules
 from referee.options import RefereeOptions
 from referee.replay_log import load_log, read_log

@@ -19,7 +19,9 @@ from typing import Any
 import pytest
 
 from referee.convert import action_pb
-from referee.engine.match import Hand, Match, Termination
+from referee.engine.hand import Hand
+from referee.engine.match import Match
+from referee.engine.outcomes import Termination
 from referee.engine.rules import Rules
 from referee.faults import CONDUCT_RULE, Fault, FaultKind
 from referee.link import Player

@@ -23,8 +23,9 @@ from ginref.cli import main
 from referee.convert import EventEncoder, decision_request_pb
 from referee.engine.actions import ChooseDeal, Discard, DrawStock, Knock, action_to_dict
 from referee.engine.cards import card_str
-from referee.engine.match import Match, Phase
+from referee.engine.match import Match
 from referee.engine.observation import observe
+from referee.engine.outcomes import Phase
 from referee.engine.rules import PROFILES, Rules
 from referee.fairness import commitment
 from referee.series import run_match

@@ -143,8 +143,8 @@ def test_a_known_position_shows_the_right_cards(
     assert hand is not None
     dom = dump_dom(page, f"line={step.line}", tmp_path, screenshot=f"replay-line-{step.line}.png")
     assert dom.attrs["hand0"] is not None
-    assert dom.cards["hand0"] == sorted_codes(hand.hands[0])
-    assert dom.cards["hand1"] == sorted_codes(hand.hands[1])
+    assert dom.cards["hand0"] == sorted_codes(hand.held(0))
+    assert dom.cards["hand1"] == sorted_codes(hand.held(1))
     assert dom.cards["pile"] == [card_str(c) for c in hand.pile[-8:]]
     discarded = step.record["action"]["card"]
     assert dom.cards["pile"][-1] == discarded
@@ -158,8 +158,8 @@ def test_the_viewer_chooses_whose_cards_are_shown(
     hand = step.played
     assert hand is not None
     dom = dump_dom(page, f"line={step.line}&show=0", tmp_path)
-    assert dom.cards["hand0"] == sorted_codes(hand.hands[0])
-    assert dom.cards["hand1"] == [] and dom.backs["hand1"] == hand.hands[1].bit_count()
+    assert dom.cards["hand0"] == sorted_codes(hand.held(0))
+    assert dom.cards["hand1"] == [] and dom.backs["hand1"] == hand.held(1).bit_count()
 
 
 def test_the_showdown_shows_melds_layoffs_and_deadwood(

@@ -39,8 +39,9 @@ import pytest
 from referee.bots.sandbox import Transport
 from referee.bots.spec import BotSpec
 from referee.convert import EventEncoder, action_from_pb, decision_request_pb, rules_pb
-from referee.engine.match import Match, Termination
+from referee.engine.match import Match
 from referee.engine.observation import observe
+from referee.engine.outcomes import Termination
 from referee.engine.rules import PROFILES, Rules
 from referee.options import RefereeOptions
 from referee.results import MatchOutcome

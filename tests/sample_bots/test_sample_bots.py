@@ -25,9 +25,10 @@ import pytest
 from referee.bots.spec import BotSpec
 from referee.convert import EventEncoder, action_from_pb, decision_request_pb
 from referee.engine.cards import cards_of, parse_cards
-from referee.engine.match import Match, Termination
+from referee.engine.match import Match
 from referee.engine.melds import deadwood_by_discard
 from referee.engine.observation import observe
+from referee.engine.outcomes import Termination
 from referee.engine.rules import PROFILES, Rules
 from referee.errors import RulesError
 from referee.options import RefereeOptions

@@ -8,18 +8,14 @@ separate Event message. Used by the leak test's real matches and the session's u
 from __future__ import annotations
 
 from referee.convert import EventEncoder
-from referee.engine.match import Hand, Phase
-from referee.engine.observation import KnockInfo
+from referee.engine.hand import Hand
+from referee.engine.outcomes import Phase
 from referee.wire import ginrummy_pb2 as pb
 
 
 def hand_events(seat: int, hand: Hand) -> list[pb.GameEvent]:
     """Every public event of ``hand`` as ``seat`` may see it, converted afresh."""
-    knock = None
-    if hand.knocker is not None and hand.knock_kind is not None:
-        assert hand.knock_arrangement is not None
-        knock = KnockInfo(hand.knocker, hand.knock_kind, hand.knock_arrangement)
-    return EventEncoder(seat).sync(hand.events, knock)
+    return EventEncoder(seat).sync(hand.events, hand.knock)
 
 
 class EventChecker:

@@ -14,7 +14,7 @@ from typing import Any
 
 from referee.bots.sandbox import SandboxSettings
 from referee.convert import fault_kind_pb
-from referee.engine.match import Termination
+from referee.engine.outcomes import Termination
 from referee.faults import FaultKind
 from referee.wire import ginrummy_pb2 as pb
 from tests.support.referee_helpers import alive, assert_log_agrees, of_type

@@ -9,7 +9,7 @@ from typing import Any
 
 from referee.bots.sandbox import SandboxSettings
 from referee.bots.spec import BotSpec
-from referee.engine.match import Termination
+from referee.engine.outcomes import Termination
 from referee.engine.rules import Rules
 from referee.faults import FaultKind
 from referee.options import RefereeOptions

@@ -6,7 +6,8 @@ from collections.abc import Sequence
 
 from referee.engine.actions import Action, Discard, DrawStock, Knock, Pass
 from referee.engine.cards import Card, parse_cards
-from referee.engine.match import HandResult, Match, Phase
+from referee.engine.match import Match
+from referee.engine.outcomes import HandResult, Phase
 from referee.engine.rules import Rules
 
 DEALER, NON_DEALER = 0, 1

@@ -271,8 +271,8 @@ def test_duplicate_pairs_share_a_seed_and_swap_seats_so_each_bot_gets_the_others
         for bot in ("a", "b"):
             # The cards bot a held in one match are the cards bot b holds in the other.
             other = "b" if bot == "a" else "a"
-            held = one.hand.hands[first.seats.index(bot)]
-            assert held == two.hand.hands[second.seats.index(other)]
+            held = one.hand.held(first.seats.index(bot))
+            assert held == two.hand.held(second.seats.index(other))
             assert one.hand.dealer == two.hand.dealer
     # The first dealer's seat alternates between deal pairs.
     assert [first_decider(rules, s.seed) for s in specs[::2]] == [0, 1, 0]
