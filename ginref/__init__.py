@@ -1,0 +1,1 @@
+"""The ``ginref`` command (:mod:`ginref.cli`)."""

@@ -11,9 +11,10 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import secrets
-import signal
 import sys
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any, TypeVar
 
 import click
 
@@ -30,31 +31,26 @@ from referee.options import (
     DEFAULT_RETRIES,
     RefereeOptions,
 )
-from referee.replay_log import ReplayError
 from referee.series import run_match
-from referee.text import safe_text
 from referee.timeline import Timeline, load_replay
 from replays.ask import ask, position_at
 from replays.html import render_html
 from replays.verify import (
-    LogCheck,
     check_file,
+    difference_warning,
     find_logs,
     format_check,
-    format_problem,
-    timeline_problems,
 )
-from replays.view import Style, format_answer, format_position, format_replay
-from tournaments.audit import audit_tournament, is_tournament
+from replays.view import Style, can_print, format_answer, format_position, format_replay
+from tournaments.audit import audit_report, is_tournament
 from tournaments.config import FORMATS, PROCESSES, load_default, load_file
+from tournaments.live import run_live
 from tournaments.report import (
-    format_match_line,
     format_match_outcome,
-    format_progress,
     format_run_result,
     format_standings,
 )
-from tournaments.runner import Progress, RunResult, TournamentRunner
+from tournaments.runner import TournamentRunner
 from tournaments.standings import (
     journal_standings,
     load_standings,
@@ -64,12 +60,73 @@ from tournaments.standings import (
 )
 
 _MAX_SEED = 2**64 - 1
+F = TypeVar("F", bound=Callable[..., Any])
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option("0.1.0", prog_name="ginref")
 def main() -> None:
     """Referee and tournament runner for two-player Gin Rummy bots."""
+
+
+def _referee_options(tournament: bool) -> Callable[[F], F]:
+    """The clock, fault, limit and sandbox options of ``match`` and ``tournament``; for a
+    tournament each defaults to the file's value."""
+
+    def default(value: object) -> dict[str, Any]:
+        return {"default": None} if tournament else {"default": value, "show_default": True}
+
+    but = " (default: the file's)" if tournament else ""
+    options = [
+        click.option(
+            "--move-time",
+            type=float,
+            help=f"Seconds each decision may take without touching the bank{but}.",
+            **default(DEFAULT_MOVE_TIME),
+        ),
+        click.option(
+            "--bank",
+            type=float,
+            help=f"Time bank per seat and match, in seconds (0: none){but}.",
+            **default(DEFAULT_BANK),
+        ),
+        click.option(
+            "--connect-timeout",
+            type=float,
+            help=f"Seconds a bot has to start and connect{but}.",
+            **default(DEFAULT_CONNECT_TIMEOUT),
+        ),
+        click.option(
+            "--retries",
+            type=click.IntRange(0),
+            help=f"Illegal or malformed actions forgiven per seat and match (0: forfeit at "
+            f"once){but}.",
+            **default(DEFAULT_RETRIES),
+        ),
+        click.option(
+            "--limit",
+            "limit_items",
+            multiple=True,
+            metavar="NAME=VALUE",
+            help="A resource limit of each bot (repeatable; 0: none"
+            + ("; on top of the file's [limits]" if tournament else "")
+            + f"): {', '.join(LIMIT_KEYS)}.",
+        ),
+        click.option(
+            "--sandbox",
+            type=click.Choice(SANDBOX_MODES),
+            default=None,
+            help="bwrap (the default): each bot in a sandbox of its own (docs/security.md); "
+            "none: unsandboxed, only for bots you trust.",
+        ),
+    ]
+
+    def apply(command: F) -> F:
+        for option in reversed(options):
+            command = option(command)
+        return command
+
+    return apply
 
 
 @main.command("match")
@@ -103,48 +160,7 @@ def main() -> None:
     show_default=True,
     help="Directory for the replay log and the bots' output files.",
 )
-@click.option(
-    "--move-time",
-    type=float,
-    default=DEFAULT_MOVE_TIME,
-    show_default=True,
-    help="Seconds each decision may take without touching the bank.",
-)
-@click.option(
-    "--bank",
-    type=float,
-    default=DEFAULT_BANK,
-    show_default=True,
-    help="Time bank per seat and match, in seconds (0: none).",
-)
-@click.option(
-    "--connect-timeout",
-    type=float,
-    default=DEFAULT_CONNECT_TIMEOUT,
-    show_default=True,
-    help="Seconds a bot has to start and connect.",
-)
-@click.option(
-    "--retries",
-    type=click.IntRange(0),
-    default=DEFAULT_RETRIES,
-    show_default=True,
-    help="Illegal or malformed actions forgiven per seat and match (0: forfeit at once).",
-)
-@click.option(
-    "--limit",
-    "limit_items",
-    multiple=True,
-    metavar="NAME=VALUE",
-    help=f"A resource limit of each bot (repeatable; 0: none): {', '.join(LIMIT_KEYS)}.",
-)
-@click.option(
-    "--sandbox",
-    type=click.Choice(SANDBOX_MODES),
-    default=None,
-    help="bwrap (the default): each bot in a sandbox of its own (docs/security.md); none: "
-    "unsandboxed, only for bots you trust.",
-)
+@_referee_options(tournament=False)
 def match_command(
     bot_a: str,
     bot_b: str,
@@ -254,31 +270,13 @@ def _confinement(settings: SandboxSettings, protected: list[Path]) -> Confinemen
     help="With kept processes, restart the bots after one crashes instead of forfeiting the "
     "rest of the series.",
 )
-@click.option("--move-time", type=float, help="Seconds per decision before the bank is used.")
-@click.option("--bank", type=float, help="Time bank per seat and match, in seconds.")
-@click.option("--connect-timeout", type=float, help="Seconds a bot has to start and connect.")
-@click.option("--retries", type=click.IntRange(0), help="Illegal actions forgiven per match.")
-@click.option(
-    "--limit",
-    "limit_items",
-    multiple=True,
-    metavar="NAME=VALUE",
-    help=f"A resource limit of each bot (repeatable), on top of the file's [limits]: "
-    f"{', '.join(LIMIT_KEYS)}.",
-)
+@_referee_options(tournament=True)
 @click.option(
     "--out",
     "out_dir",
     type=click.Path(file_okay=False),
     help="Tournament directory (journal, logs, standings). Default: the file's out, else "
     "runs/<name>. The same directory resumes the tournament.",
-)
-@click.option(
-    "--sandbox",
-    type=click.Choice(SANDBOX_MODES),
-    default=None,
-    help="bwrap (the default): each bot in a sandbox of its own (docs/security.md); none: "
-    "unsandboxed, only for bots you trust.",
 )
 @click.option(
     "--progress/--no-progress",
@@ -363,7 +361,9 @@ def tournament_command(
     show_bar = (tty if progress is None else progress) and not quiet
     show_lines = not show_bar and not quiet and progress is None
     try:
-        result = asyncio.run(_run_tournament(runner, show_bar, show_lines, confinement))
+        result = asyncio.run(
+            run_live(runner, confinement, bar=show_bar, lines=show_lines, echo=click.echo)
+        )
         standings = journal_standings(runner.journal)
         written = write_standings(runner.directory, standings)
     except GinRefError as exc:
@@ -378,45 +378,6 @@ def tournament_command(
     click.echo("Written: " + ", ".join(str(p) for p in written))
     if result.status != "complete":
         sys.exit(130)
-
-
-async def _run_tournament(
-    runner: TournamentRunner, bar: bool, lines: bool, confinement: Confinement
-) -> RunResult:
-    """Run with Ctrl-C (and SIGTERM) wired to a clean stop, printing progress."""
-    loop = asyncio.get_running_loop()
-    shown = [0]
-
-    def on_progress(p: Progress) -> None:
-        if bar:
-            text = format_progress(p)
-            pad = max(0, shown[0] - len(text))
-            shown[0] = len(text)
-            click.echo("\r" + text + " " * pad, nl=False)
-        elif lines and p.last is not None:
-            click.echo(format_match_line(p))
-
-    def on_signal() -> None:
-        stopping = runner.stop()
-        if bar:
-            click.echo("")
-            shown[0] = 0
-        if stopping:
-            click.echo(
-                "Stopping: the matches in flight are abandoned, their bots stopped...", err=True
-            )
-        else:
-            click.echo("Still stopping the bots; please wait.", err=True)
-
-    for sig in (signal.SIGINT, signal.SIGTERM):
-        loop.add_signal_handler(sig, on_signal)
-    try:
-        return await runner.run(on_progress=on_progress, confinement=confinement)
-    finally:
-        for sig in (signal.SIGINT, signal.SIGTERM):
-            loop.remove_signal_handler(sig)
-        if bar and shown[0]:
-            click.echo("")
 
 
 @main.command("standings")
@@ -438,12 +399,8 @@ def standings_command(directory: str, fmt: str) -> None:
         standings = load_standings(Path(directory))
     except GinRefError as exc:
         raise click.ClickException(str(exc)) from None
-    if fmt == "csv":
-        click.echo(standings_csv(standings), nl=False)
-    elif fmt == "json":
-        click.echo(standings_json(standings), nl=False)
-    else:
-        click.echo(format_standings(standings))
+    raw = {"csv": standings_csv, "json": standings_json}.get(fmt)
+    click.echo(raw(standings) if raw else format_standings(standings), nl=raw is None)
 
 
 # --- replays ------------------------------------------------------------------------------------
@@ -531,15 +488,13 @@ def replay_command(
             raise click.UsageError(f"{name} cannot be combined with {', '.join(clash)}")
     try:
         timeline = load_replay(log)
-        if hand is not None and hand not in timeline.hands():
-            dealt = timeline.hands()
-            span = f"hands 1 to {dealt[-1]}" if dealt else "no hand"
-            raise ReplayError(log, 0, f"--hand {hand}: the log has {span}")
+        if hand is not None:
+            timeline.require_hand(hand, "--hand", log)
     except GinRefError as exc:
         raise click.ClickException(str(exc)) from None
     if color is None:
         color = sys.stdout.isatty()
-    symbols = not ascii and _can_print("♣♦♥♠")
+    symbols = not ascii and can_print("♣♦♥♠", sys.stdout.encoding)
     style = Style(symbols=symbols, color=color)
     if at_line is not None:
         _replay_at(log, timeline, at_line, ask_command, style, sandbox)
@@ -560,16 +515,9 @@ def replay_command(
                 if key in ("q", "Q", "\x03", "\x04"):
                     return
                 step = key not in ("c", "C")
-    _warn_differences(log, timeline)
-
-
-def _can_print(text: str) -> bool:
-    """Whether stdout's encoding can show ``text``."""
-    try:
-        text.encode(sys.stdout.encoding or "ascii")
-    except (UnicodeEncodeError, LookupError):
-        return False
-    return True
+    warning = difference_warning(log, timeline)
+    if warning is not None:
+        click.echo(f"Warning: {warning}", err=True)
 
 
 def _read_key() -> str:
@@ -578,19 +526,6 @@ def _read_key() -> str:
         return click.getchar()
     line = sys.stdin.readline()
     return line.strip()[:1] if line else "c"
-
-
-def _warn_differences(log: str, timeline: Timeline) -> None:
-    """Say (on stderr) if the log does not re-adjudicate: the replay shows the engine's view."""
-    problems = timeline_problems(timeline)  # on the walk the replay was printed from
-    if problems:
-        kinds = {n: str(r["type"]) for n, r in timeline.log.records}
-        check = LogCheck(Path(log), tuple(problems), kinds, timeline.last_line, "")
-        click.echo(
-            f"Warning: {log}: {format_problem(check, problems[0])} "
-            f"(ginref verify {log} lists every difference)",
-            err=True,
-        )
 
 
 def _replay_at(
@@ -645,18 +580,10 @@ def verify_command(paths: tuple[str, ...], verbose: bool) -> None:
         failed += 0 if check.ok else 1
     if len(logs) > 1:
         click.echo(f"{len(logs) - failed} of {len(logs)} logs agree with the engine")
-    for directory in (Path(p) for p in paths):
-        if not is_tournament(directory):
-            continue
-        try:
-            problems = audit_tournament(directory)
-        except GinRefError as exc:
-            problems = [f"{directory}: the journal cannot be read: {exc}"]
-        for problem in problems:
-            click.echo(f"DIFFERS  {safe_text(problem, None)}")
-        verdict = "agrees with" if not problems else f"differs in {len(problems)} places from"
-        click.echo(f"{directory}: the journal {verdict} the logs")
-        failed += len(problems)
+    for directory in (Path(p) for p in paths if is_tournament(Path(p))):
+        report, differences = audit_report(directory)
+        click.echo("\n".join(report))
+        failed += differences
     if failed:
         sys.exit(1)
 

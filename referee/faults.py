@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 # Timing, connection and protocol faults all break R11.5; an illegal action names the engine's
 # own rule (R4.3, R5.3, ...).
@@ -70,3 +70,39 @@ class Fault:
             "action": self.action,
             "think_ms": self.think_ms,
         }
+
+
+def timeout_fault(seat: int, request_id: int, think: float, options: Clocked) -> Fault:
+    """The fault of a reply that came too late (or never) after ``think`` seconds: the bank's
+    when the match has one, else the move time's."""
+    if options.bank > 0:
+        return Fault(
+            seat,
+            FaultKind.TIME_BANK_EXHAUSTED,
+            CONDUCT_RULE,
+            f"no reply to request {request_id} after {think:.3f} s: the move time "
+            f"({options.move_time:g} s) and the time bank ({options.bank:g} s per match) are "
+            "used up",
+            request_id,
+            think_ms=round(think * 1000, 3),
+        )
+    return Fault(
+        seat,
+        FaultKind.DEADLINE_MISSED,
+        CONDUCT_RULE,
+        f"no reply to request {request_id} within the move time of {options.move_time:g} s",
+        request_id,
+        think_ms=round(think * 1000, 3),
+    )
+
+
+class Clocked(Protocol):
+    """A match's time control (:class:`referee.options.RefereeOptions` has one)."""
+
+    @property
+    def move_time(self) -> float:
+        """Seconds each decision may take without touching the bank."""
+
+    @property
+    def bank(self) -> float:
+        """The time bank per seat and match, in seconds."""

@@ -18,7 +18,7 @@ import hashlib
 import io
 import json
 import os
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
@@ -26,7 +26,9 @@ from typing import IO, Any
 from referee.engine.cards import Card, card_str
 from referee.engine.melds import Arrangement
 from referee.engine.outcomes import GameScore, HandResult, MatchResult, Termination
+from referee.engine.rules import Rules
 from referee.errors import GinRefError
+from referee.version import REFEREE_VERSION
 
 FORMAT = "ginref-replay"
 VERSION = 1
@@ -117,6 +119,38 @@ def match_result_dict(
         "games": [_game_dict(g) for g in result.games],
         "forfeit": forfeit,
         "hands_played": hands_played,
+    }
+
+
+def header_dict(
+    match_id: str,
+    created: str,
+    rules: Rules,
+    seed: int,
+    commitment: bytes,
+    clock: tuple[int, int, int],
+    series: tuple[int, int],
+    bots: Sequence[tuple[int, str, Sequence[str], str]],
+) -> dict[str, Any]:
+    """A ``header`` record (without ``type``): ``clock`` is (move time ms, bank ms, retries),
+    ``series`` (match number, length), each bot (seat, label, command, output file name)."""
+    move_ms, bank_ms, retries = clock
+    return {
+        "format": FORMAT,
+        "version": VERSION,
+        "match_id": match_id,
+        "created": created,
+        "referee": REFEREE_VERSION,
+        "rules": rules.to_dict(),
+        "seed": seed,
+        "deal_commitment": commitment.hex(),
+        "time_control": {"move_time_ms": move_ms, "bank_ms": bank_ms},
+        "fault_policy": {"retries": retries},
+        "series": {"match_number": series[0], "length": series[1]},
+        "bots": [
+            {"seat": seat, "label": label, "command": list(command), "output": output}
+            for seat, label, command, output in bots
+        ],
     }
 
 

@@ -1,13 +1,32 @@
-"""What a finished match or series hands back to its caller (the replay log has the rest)."""
+"""A match as planned (its id, seed, seats and log), and what a finished match or series hands
+back to its caller (the replay log has the rest)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from referee.engine.outcomes import HandResult, MatchResult
 from referee.engine.rules import Rules
+from referee.fairness import DealSeal
 from referee.faults import Fault
+
+
+@dataclass(slots=True)
+class MatchPlan:
+    """One match of a series: its id, number (1-based), seed, who sits where, its log."""
+
+    match_id: str
+    number: int
+    seed: int
+    bots_by_seat: tuple[int, int]  # bot index playing seat 0 and seat 1
+    log_path: Path
+    faults: list[Fault] = field(default_factory=list)
+    seal: DealSeal | None = None  # the deal's commitment (default: a fresh salt for the seed)
+
+    def __post_init__(self) -> None:
+        if self.seal is None or self.seal.seed != self.seed:
+            self.seal = DealSeal(self.seed)
 
 
 @dataclass(frozen=True, slots=True)

@@ -34,9 +34,9 @@ from referee.errors import ConfigError
 from referee.faults import CONDUCT_RULE, Fault, FaultKind
 from referee.link import Player, exited_callback
 from referee.options import RefereeOptions
-from referee.results import MatchOutcome, SeriesOutcome
+from referee.results import MatchOutcome, MatchPlan, SeriesOutcome
 from referee.server import RefereeServer, SeatTicket
-from referee.session import MatchPlan, OnFinished, OnSend, Session
+from referee.session import OnFinished, OnSend, Session
 
 # Called with each match's plan just before its session starts.
 OnStarted = Callable[[MatchPlan], None]

@@ -39,12 +39,12 @@ from referee.bots.limits import DEFAULT_MESSAGE, GRPC_HARD_LIMIT
 from referee.errors import ConfigError
 from referee.faults import CONDUCT_RULE
 from referee.transport import BotLink, InvalidMessage, parse_bot_message
+from referee.version import REFEREE_VERSION
 from referee.wire import PROTOCOL_VERSION
 from referee.wire import ginrummy_pb2 as pb
 from referee.wire import ginrummy_pb2_grpc as pb_grpc
 
 SERVICE_NAME: str = pb.DESCRIPTOR.services_by_name["Referee"].full_name
-REFEREE_VERSION = "ginref 0.1.0"
 DEFAULT_HELLO_TIMEOUT = 10.0
 # Connections the TCP listener accepts at once (all seats together), and each seat's socket.
 DEFAULT_MAX_CONNECTIONS = 256

@@ -28,20 +28,16 @@ from __future__ import annotations
 import asyncio
 import datetime as _dt
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field, replace
-from pathlib import Path
+from dataclasses import dataclass, replace
 
 from referee.convert import (
     EventEncoder,
-    SeatRequests,
     action_from_pb,
     choose_deal_event_pb,
     fault_pb,
     hand_end_pb,
-    hand_start_pb,
     match_result_pb,
     rules_pb,
-    seat_scores_pb,
     showdown_event_pb,
 )
 from referee.engine.actions import Action, ChooseDeal, action_to_dict
@@ -57,19 +53,18 @@ from referee.errors import (
     IllegalActionError,
     MalformedActionError,
 )
-from referee.fairness import DealSeal
-from referee.faults import CONDUCT_RULE, Fault, FaultKind
+from referee.faults import CONDUCT_RULE, Fault, FaultKind, timeout_fault
+from referee.inbox import Faulted, Waiter, read_message
 from referee.link import Clock, Player
 from referee.options import RefereeOptions
 from referee.replay_log import (
-    FORMAT,
-    VERSION,
     ReplayLogWriter,
     hand_result_dict,
+    header_dict,
     match_result_dict,
 )
-from referee.results import MatchOutcome, SeatInfo
-from referee.server import REFEREE_VERSION
+from referee.requests import SeatRequests, hand_start_pb, seat_scores_pb
+from referee.results import MatchOutcome, MatchPlan, SeatInfo
 from referee.transport import wait_reply
 from referee.wire import ginrummy_pb2 as pb
 
@@ -83,14 +78,6 @@ CRASH_PROBE = 0.5
 OnSend = Callable[[int, pb.RefereeMessage, Hand | None], None]
 # Called with each finished match's outcome, once its log is complete.
 OnFinished = Callable[[MatchOutcome], None]
-
-
-class Faulted(Exception):
-    """Delivered to the waiting decision when a fault happens meanwhile (either seat)."""
-
-    def __init__(self, fault: Fault) -> None:
-        super().__init__(fault.reason)
-        self.fault = fault
 
 
 @dataclass(slots=True)
@@ -108,30 +95,6 @@ class SeatState:
     def encoder(self) -> EventEncoder:
         """The seat's public events of the current hand, as sent."""
         return self.requests.encoder
-
-
-@dataclass(slots=True)
-class Waiter:
-    seat: SeatState
-    request_id: int
-    future: asyncio.Future[tuple[pb.ActionReply, float]]
-
-
-@dataclass(slots=True)
-class MatchPlan:
-    """One match of a series: its id, number (1-based), seed, who sits where, its log."""
-
-    match_id: str
-    number: int
-    seed: int
-    bots_by_seat: tuple[int, int]  # bot index playing seat 0 and seat 1
-    log_path: Path
-    faults: list[Fault] = field(default_factory=list)
-    seal: DealSeal | None = None  # the deal's commitment (default: a fresh salt for the seed)
-
-    def __post_init__(self) -> None:
-        if self.seal is None or self.seal.seed != self.seed:
-            self.seal = DealSeal(self.seed)
 
 
 class Session:
@@ -194,33 +157,24 @@ class Session:
     # --- log ----------------------------------------------------------------------------------
 
     def write_header(self) -> None:
+        """The log's first line: the match, its rules, seed and deal commitment, the bots."""
         o = self.options
-        bots = []
-        for seat in self.seats:
-            proc = seat.conn.proc
-            bots.append(
-                {
-                    "seat": seat.index,
-                    "label": seat.conn.label,
-                    "command": list(seat.conn.command),
-                    "output": proc.output.name,
-                }
-            )
         self.created = _dt.datetime.now(_dt.UTC).isoformat(timespec="milliseconds")
+        bots = [
+            (s.index, s.conn.label, s.conn.command, s.conn.proc.output.name) for s in self.seats
+        ]
         self.log.write(
             "header",
-            format=FORMAT,
-            version=VERSION,
-            match_id=self.plan.match_id,
-            created=self.created,
-            referee=REFEREE_VERSION,
-            rules=self.rules.to_dict(),
-            seed=self.plan.seed,
-            deal_commitment=self._seal.commitment.hex(),
-            time_control={"move_time_ms": self._move_ms, "bank_ms": round(o.bank * 1000)},
-            fault_policy={"retries": o.retries},
-            series={"match_number": self.plan.number, "length": self.series_length},
-            bots=bots,
+            **header_dict(
+                self.plan.match_id,
+                self.created,
+                self.rules,
+                self.plan.seed,
+                self._seal.commitment,
+                (self._move_ms, round(o.bank * 1000), o.retries),
+                (self.plan.number, self.series_length),
+                bots,
+            ),
         )
 
     def log_connected(self, conn: Player) -> None:
@@ -240,41 +194,9 @@ class Session:
 
     def on_message(self, conn: Player, message: pb.BotMessage, arrived: float) -> None:
         seat = self._seat_of[id(conn)]
-        kind = message.WhichOneof("kind")
-        if kind == "action_reply":
-            rid = message.action_reply.request_id
-            waiter = self._waiter
-            if waiter is not None and waiter.seat is seat and waiter.request_id == rid:
-                future = waiter.future
-                if not future.done():
-                    future.set_result((message.action_reply, arrived))
-                    return
-                if future.cancelled() or future.exception() is not None:
-                    # The decision was cut short (a timeout, or the other seat's fault) before
-                    # the referee moved on: like any late answer, this one is ignored, not a
-                    # fault of this bot.
-                    return
-                why = f"a second reply to request {rid}: no request is outstanding"
-            elif rid in conn.abandoned:
-                return  # a late answer to a request that timed out or was retried
-            elif seat.outstanding is None:
-                why = f"a reply to request {rid}, but no request is outstanding for this seat"
-            else:
-                why = f"a reply to request {rid}, but the outstanding request is {seat.outstanding}"
-            self.raise_fault(Fault(seat.index, FaultKind.OUT_OF_TURN, CONDUCT_RULE, why, rid))
-        elif kind == "hello":
-            self.raise_fault(
-                Fault(seat.index, FaultKind.PROTOCOL_ERROR, CONDUCT_RULE, "a second Hello")
-            )
-        else:
-            self.raise_fault(
-                Fault(
-                    seat.index,
-                    FaultKind.PROTOCOL_ERROR,
-                    CONDUCT_RULE,
-                    "an empty message (no kind set)",
-                )
-            )
+        fault = read_message(seat.index, message, arrived, self._waiter, seat.outstanding, conn)
+        if fault is not None:
+            self.raise_fault(fault)
 
     def on_lost(self, conn: Player, reason: str, half_closed: bool) -> None:
         if self.match.result is not None:
@@ -593,7 +515,7 @@ class Session:
                 obs, rid, int(left * 1000), self._move_ms, int(seat.bank * 1000)
             )
             future: asyncio.Future[tuple[pb.ActionReply, float]] = loop.create_future()
-            self._waiter = Waiter(seat, rid, future)
+            self._waiter = Waiter(seat.index, rid, future)
             seat.outstanding = rid
             fault: Fault | None = None
             try:
@@ -609,7 +531,7 @@ class Session:
                 fault = Fault(seat.index, FaultKind.DISCONNECTED, CONDUCT_RULE, str(exc), rid)
             except DeadlineExceededError:
                 conn.abandoned.add(rid)
-                fault = self._timeout_fault(seat, rid, clock.time() - start)
+                fault = timeout_fault(seat.index, rid, clock.time() - start, self.options)
             except Faulted as exc:
                 conn.abandoned.add(rid)
                 fault = exc.fault
@@ -621,7 +543,7 @@ class Session:
                 return None
             think = arrived - start
             if think > budget:
-                await self._forfeit(self._timeout_fault(seat, rid, think))
+                await self._forfeit(timeout_fault(seat.index, rid, think, self.options))
                 return None
             seat.bank = bank_before - max(0.0, think - self.options.move_time)
             think_ms = round(think * 1000, 3)
@@ -665,24 +587,3 @@ class Session:
                 continue
             await self._forfeit(fault)
             return None
-
-    def _timeout_fault(self, seat: SeatState, rid: int, think: float) -> Fault:
-        o = self.options
-        if o.bank > 0:
-            return Fault(
-                seat.index,
-                FaultKind.TIME_BANK_EXHAUSTED,
-                CONDUCT_RULE,
-                f"no reply to request {rid} after {think:.3f} s: the move time "
-                f"({o.move_time:g} s) and the time bank ({o.bank:g} s per match) are used up",
-                rid,
-                think_ms=round(think * 1000, 3),
-            )
-        return Fault(
-            seat.index,
-            FaultKind.DEADLINE_MISSED,
-            CONDUCT_RULE,
-            f"no reply to request {rid} within the move time of {o.move_time:g} s",
-            rid,
-            think_ms=round(think * 1000, 3),
-        )

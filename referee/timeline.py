@@ -101,6 +101,14 @@ class Timeline:
                 return step
         return None
 
+    def require_hand(self, hand: int, option: str, path: str) -> None:
+        """Raise :class:`ReplayError` (naming ``option`` and the log's ``path``) unless the log
+        deals hand ``hand`` (1-based)."""
+        if hand not in self.hands():
+            dealt = self.hands()
+            span = f"hands 1 to {dealt[-1]}" if dealt else "no hand"
+            raise ReplayError(path, 0, f"{option} {hand}: the log has {span}")
+
     def hands(self) -> list[int]:
         """The numbers of the hands dealt in the log."""
         return [s.record["hand"] for s in self.steps if s.kind == "deal"]

@@ -31,7 +31,6 @@ from referee.wire import ginrummy_pb2 as pb
 T = TypeVar("T")
 
 
-
 class InvalidMessage:
     """A message from a bot that the referee could not read: why, in one sentence."""
 

@@ -27,16 +27,11 @@ from referee.bots.confine import Confinement
 from referee.bots.process import BotProcess
 from referee.bots.sandbox import SandboxSettings
 from referee.bots.spec import BotSpec, bot_environment
-from referee.convert import (
-    EventEncoder,
-    action_from_pb,
-    decision_request_pb,
-    hand_start_pb,
-    rules_pb,
-)
+from referee.convert import EventEncoder, action_from_pb, rules_pb
 from referee.engine.actions import Action
 from referee.engine.observation import observe
 from referee.errors import GinRefError, IllegalActionError, MalformedActionError
+from referee.requests import decision_request_pb, hand_start_pb
 from referee.server import RefereeServer
 from referee.text import safe_lines
 from referee.timeline import Step, Timeline, request_observation

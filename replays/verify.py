@@ -477,3 +477,16 @@ def format_problem(check: LogCheck, problem: tuple[int, str]) -> str:
         return f"end of file (after line {check.last_line}): {message}"
     kind = check.kinds.get(line)
     return f"line {line}" + (f" ({kind})" if kind else "") + f": {message}"
+
+
+def difference_warning(log: str, timeline: Timeline) -> str | None:
+    """One line saying that the log does not re-adjudicate (the first difference), or None: a
+    replay shows the engine's view, which such a log does not agree with."""
+    problems = timeline_problems(timeline)
+    if not problems:
+        return None
+    kinds = {n: str(r["type"]) for n, r in timeline.log.records}
+    check = LogCheck(Path(log), tuple(problems), kinds, timeline.last_line, "")
+    return (
+        f"{log}: {format_problem(check, problems[0])} (ginref verify {log} lists every difference)"
+    )

@@ -556,3 +556,12 @@ def format_answer(step: Step, command: str, answer: AskAnswer, style: Style = PL
         text += ": legal"
     lines.append(text)
     return lines
+
+
+def can_print(text: str, encoding: str | None) -> bool:
+    """Whether a stream in ``encoding`` (None: ASCII) can show ``text``."""
+    try:
+        text.encode(encoding or "ascii")
+    except (UnicodeEncodeError, LookupError):
+        return False
+    return True

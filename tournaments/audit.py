@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from referee.errors import GinRefError
+from referee.text import safe_text
 from referee.timeline import Timeline, load_replay
 from tournaments.journal import JOURNAL_FILE, open_journal
 from tournaments.records import FaultRow, Forfeit, HandRow, MatchRecord
@@ -133,3 +134,16 @@ def _audit_record(record: MatchRecord, log: Path, seed: int | None) -> list[str]
         if mine != said[key]:
             return [f"{where}: {key}: the journal says {mine!r}, the log {said[key]!r}"]
     return []
+
+
+def audit_report(directory: Path) -> tuple[list[str], int]:
+    """The lines ``ginref verify DIR`` prints for a tournament's journal, and how many
+    differences they name."""
+    try:
+        problems = audit_tournament(directory)
+    except GinRefError as exc:
+        problems = [f"{directory}: the journal cannot be read: {exc}"]
+    lines = [f"DIFFERS  {safe_text(problem, None)}" for problem in problems]
+    verdict = "agrees with" if not problems else f"differs in {len(problems)} places from"
+    lines.append(f"{directory}: the journal {verdict} the logs")
+    return lines, len(problems)

@@ -22,10 +22,9 @@ from pathlib import Path
 from typing import Protocol
 
 from referee.bots.confine import Confinement
-from referee.results import MatchOutcome, SeriesOutcome
+from referee.results import MatchOutcome, MatchPlan, SeriesOutcome
 from referee.series import run_series_async
 from referee.server import RefereeServer
-from referee.session import MatchPlan
 from tournaments.config import TournamentConfig
 from tournaments.records import MatchRecord, record_from_outcome
 from tournaments.schedule import Job, MatchSpec

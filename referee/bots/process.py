@@ -191,9 +191,7 @@ class BotProcess:
         loop = asyncio.get_running_loop()
         if self.cgroup is None:
             marker = f"{ENV_TOKEN}={env[ENV_TOKEN]}".encode() if ENV_TOKEN in env else None
-            self.guard = GroupWatch.current().guard(
-                self.proc.pid, self.limits, self.output, marker
-            )
+            self.guard = GroupWatch.current().guard(self.proc.pid, self.limits, self.output, marker)
         else:
             self._poll = loop.create_task(self._watch_cgroup(self.cgroup))
         self._watch = loop.create_task(self._wait())

@@ -84,9 +84,7 @@ class SandboxSettings:
     def validate(self) -> SandboxSettings:
         """Return ``self`` or raise :class:`ConfigError` naming the bad setting."""
         if self.mode not in SANDBOX_MODES:
-            raise ConfigError(
-                f"sandbox {self.mode!r}: expected one of {', '.join(SANDBOX_MODES)}"
-            )
+            raise ConfigError(f"sandbox {self.mode!r}: expected one of {', '.join(SANDBOX_MODES)}")
         if not 1 <= self.uid_base < 2**31 - self.uid_count or self.uid_count < 2:
             raise ConfigError(
                 f"sandbox uids {self.uid_base}..+{self.uid_count}: expected a range of at least "
@@ -283,7 +281,7 @@ def check_dirs(name: str, dirs: Iterable[Path], protected: Iterable[Path]) -> No
             if secret == path or path in secret.parents:
                 raise ConfigError(
                     f"bot {name}: it would see {path}, which holds {secret}; give the bot a "
-                    "directory of its own with dir = \"...\" (docs/security.md)"
+                    'directory of its own with dir = "..." (docs/security.md)'
                 )
 
 
@@ -352,7 +350,7 @@ class SandboxPlan:
         if self.transport == "tcp":
             forward = (
                 f"socat TCP-LISTEN:{TCP_PORT_IN_SANDBOX},bind=127.0.0.1,fork,reuseaddr "
-                f"UNIX-CONNECT:{SOCKET_IN_SANDBOX} & exec \"$@\""
+                f'UNIX-CONNECT:{SOCKET_IN_SANDBOX} & exec "$@"'
             )
             args += ["/bin/sh", "-c", forward, "sh"]
         return [*args, *command]

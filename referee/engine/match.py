@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
+from referee.engine import layoffs as L
 from referee.engine import melds as M
 from referee.engine.actions import (
     Action,
@@ -417,7 +418,7 @@ class Match:
         defender = 1 - knock.knocker
         gin = knock.kind is not HandOutcome.KNOCK
         try:
-            play = M.check_defender_play(
+            play = L.check_defender_play(
                 h._hands[defender], knock.arrangement.melds, action.melds, action.layoffs, not gin
             )
         except CardError as exc:
@@ -552,18 +553,18 @@ class Match:
             return
         if self.rules.defender_play == "auto_greedy":
             target = arrangement.melds if kind is HandOutcome.KNOCK else ()
-            self._score(M.defender_greedy(h._hands[1 - seat], target))
+            self._score(L.defender_greedy(h._hands[1 - seat], target))
         else:
             self._score(self._optimal_defense())
 
-    def _optimal_defense(self) -> M.DefenderPlay:
+    def _optimal_defense(self) -> L.DefenderPlay:
         h = self._hand
         knock = h._knock
         assert knock is not None
         target = knock.arrangement.melds if knock.kind is HandOutcome.KNOCK else ()
-        return M.defender_optimum(h._hands[1 - knock.knocker], target)
+        return L.defender_optimum(h._hands[1 - knock.knocker], target)
 
-    def _score(self, play: M.DefenderPlay) -> None:
+    def _score(self, play: L.DefenderPlay) -> None:
         """R8: score the showdown, then move the match on."""
         h = self._hand
         if self.rules.defender_play == "declared":

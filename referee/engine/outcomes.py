@@ -10,6 +10,7 @@ import enum
 from dataclasses import dataclass
 from typing import NamedTuple
 
+from referee.engine import layoffs as L
 from referee.engine import melds as M
 from referee.engine.cards import Card
 
@@ -81,7 +82,7 @@ class HandResult:
     knocker: int | None = None
     knock_discard: Card | None = None
     knocker_arrangement: M.Arrangement | None = None
-    defender: M.DefenderPlay | None = None
+    defender: L.DefenderPlay | None = None
     knocker_deadwood: int | None = None
     defender_deadwood: int | None = None
     doubled: bool = False

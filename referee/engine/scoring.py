@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from referee.engine import layoffs as L
 from referee.engine import melds as M
 from referee.engine.hand import Hand
 from referee.engine.outcomes import GameScore, HandOutcome, HandResult, MatchResult, Termination
@@ -28,14 +29,14 @@ class HandScore:
     doubled: bool = False  # R8.6
     knocker: int | None = None
     knocker_arrangement: M.Arrangement | None = None
-    defender: M.DefenderPlay | None = None
+    defender: L.DefenderPlay | None = None
     knocker_deadwood: int | None = None
     defender_deadwood: int | None = None
     dead_reason: str | None = None
     payoffs: tuple[float, float] = (0.0, 0.0)
 
 
-def score_showdown(rules: Rules, hand: Hand, play: M.DefenderPlay) -> HandScore:
+def score_showdown(rules: Rules, hand: Hand, play: L.DefenderPlay) -> HandScore:
     """R8: score the knock (or gin) of ``hand`` against the defender's ``play``."""
     knock = hand.knock
     assert knock is not None

@@ -13,16 +13,15 @@ from referee.engine.cards import (
     parse_card,
     parse_cards,
 )
+from referee.engine.layoffs import defender_optimum, layoff_assignment
 from referee.engine.melds import (
     Arrangement,
     Meld,
     MeldKind,
     best_arrangement,
     best_discard_arrangement,
-    defender_optimum,
     direct_layoff_cards,
     is_meld,
-    layoff_assignment,
     meld_kind,
     min_deadwood,
     min_deadwood_after_discard,

@@ -33,13 +33,12 @@ from referee.engine.actions import (
     Pass,
 )
 from referee.engine.cards import cards_of, mask_of
+from referee.engine.layoffs import check_defender_play, defender_optimum
 from referee.engine.match import Match
 from referee.engine.melds import (
     Meld,
     best_arrangement,
-    check_defender_play,
     deadwood_by_discard,
-    defender_optimum,
     min_deadwood,
     min_deadwood_after_discard,
 )

@@ -6,16 +6,7 @@ import random
 
 import pytest
 
-from referee.convert import (
-    EventEncoder,
-    action_from_pb,
-    action_pb,
-    decision_request_pb,
-    hand_result_pb,
-    hand_start_pb,
-    observation_pb,
-    rules_pb,
-)
+from referee.convert import EventEncoder, action_from_pb, action_pb, hand_result_pb, rules_pb
 from referee.engine.actions import (
     Action,
     BigGin,
@@ -34,6 +25,7 @@ from referee.engine.observation import observe
 from referee.engine.outcomes import Phase
 from referee.engine.rules import PROFILES, Rules
 from referee.errors import MalformedActionError
+from referee.requests import decision_request_pb, hand_start_pb, observation_pb
 from referee.wire import ginrummy_pb2 as pb
 
 C = parse_card
@@ -182,7 +174,7 @@ def test_hand_results_convert_with_the_showdown() -> None:
 
 @pytest.mark.parametrize("profile", ["standard", "oklahoma", "rlcard"])
 def test_requests_updated_in_place_equal_fresh_ones(profile: str) -> None:
-    from referee.convert import SeatRequests
+    from referee.requests import SeatRequests
 
     rules = Rules.profile(profile)
     rng = random.Random(7)
@@ -211,7 +203,7 @@ def test_requests_updated_in_place_equal_fresh_ones(profile: str) -> None:
 
 
 def test_a_request_carries_the_events_not_delivered_yet_once() -> None:
-    from referee.convert import SeatRequests
+    from referee.requests import SeatRequests
 
     rules = Rules.profile("standard")
     match = Match(rules, 3, first_dealer=0)
@@ -238,7 +230,7 @@ def test_a_request_carries_the_events_not_delivered_yet_once() -> None:
 
 
 def test_scores_in_requests_come_from_the_observation() -> None:
-    from referee.convert import SeatRequests
+    from referee.requests import SeatRequests
 
     # Extra boxes (R9.7) come with gin and undercuts: this game has a gin in its 10th hand.
     rules = Rules.profile("oklahoma", oklahoma_extra_boxes=True)

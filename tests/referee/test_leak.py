@@ -123,9 +123,9 @@ def test_no_message_shows_a_seat_a_hidden_card(tmp_path: Path) -> None:
 
 
 def test_the_checker_catches_a_leak() -> None:
-    from referee.convert import hand_start_pb
     from referee.engine.match import Match
     from referee.engine.observation import observe
+    from referee.requests import hand_start_pb
 
     match = Match(Rules.profile("standard"), 1)
     checker = LeakChecker()
@@ -136,10 +136,10 @@ def test_the_checker_catches_a_leak() -> None:
 
 
 def test_the_event_checker_catches_a_repeated_event() -> None:
-    from referee.convert import SeatRequests
     from referee.engine.actions import Pass
     from referee.engine.match import Match
     from referee.engine.observation import observe
+    from referee.requests import SeatRequests
 
     rules = Rules.profile("standard")
     match = Match(rules, 1, first_dealer=0)

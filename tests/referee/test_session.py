@@ -26,8 +26,8 @@ from referee.engine.rules import Rules
 from referee.faults import CONDUCT_RULE, Fault, FaultKind
 from referee.link import Player
 from referee.options import RefereeOptions
-from referee.results import MatchOutcome
-from referee.session import CRASH_PROBE, MatchPlan, OnSend, Session
+from referee.results import MatchOutcome, MatchPlan
+from referee.session import CRASH_PROBE, OnSend, Session
 from referee.transport import InvalidMessage, parse_bot_message
 from referee.wire import ginrummy_pb2 as pb
 from tests.referee.fakes import (

@@ -20,7 +20,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from ginref.cli import main
-from referee.convert import EventEncoder, decision_request_pb
+from referee.convert import EventEncoder
 from referee.engine.actions import ChooseDeal, Discard, DrawStock, Knock, action_to_dict
 from referee.engine.cards import card_str
 from referee.engine.match import Match
@@ -28,6 +28,7 @@ from referee.engine.observation import observe
 from referee.engine.outcomes import Phase
 from referee.engine.rules import PROFILES, Rules
 from referee.fairness import commitment
+from referee.requests import decision_request_pb
 from referee.series import run_match
 from referee.timeline import load_replay, request_observation, seat_observation
 from referee.wire import ginrummy_pb2 as pb
@@ -295,9 +296,10 @@ def test_verify_checks_the_commitment_to_the_deal(standard: Path, tmp_path: Path
     commitment or salt that does not open it is named at the match result."""
     records = records_of(standard)
     header, end = records[0], records[-1]
-    assert commitment(header["seed"], bytes.fromhex(end["deal_salt"])).hex() == header[
-        "deal_commitment"
-    ]
+    assert (
+        commitment(header["seed"], bytes.fromhex(end["deal_salt"])).hex()
+        == header["deal_commitment"]
+    )
     assert check_file(standard).ok
 
     def other_salt(rs: list[dict[str, Any]]) -> None:

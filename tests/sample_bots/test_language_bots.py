@@ -38,12 +38,13 @@ import pytest
 
 from referee.bots.sandbox import Transport
 from referee.bots.spec import BotSpec
-from referee.convert import EventEncoder, action_from_pb, decision_request_pb, rules_pb
+from referee.convert import EventEncoder, action_from_pb, rules_pb
 from referee.engine.match import Match
 from referee.engine.observation import observe
 from referee.engine.outcomes import Termination
 from referee.engine.rules import PROFILES, Rules
 from referee.options import RefereeOptions
+from referee.requests import decision_request_pb
 from referee.results import MatchOutcome
 from referee.series import run_match, run_series
 from referee.wire import ginrummy_pb2 as pb

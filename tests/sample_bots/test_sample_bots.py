@@ -23,7 +23,7 @@ import grpc
 import pytest
 
 from referee.bots.spec import BotSpec
-from referee.convert import EventEncoder, action_from_pb, decision_request_pb
+from referee.convert import EventEncoder, action_from_pb
 from referee.engine.cards import cards_of, parse_cards
 from referee.engine.match import Match
 from referee.engine.melds import deadwood_by_discard
@@ -32,6 +32,7 @@ from referee.engine.outcomes import Termination
 from referee.engine.rules import PROFILES, Rules
 from referee.errors import RulesError
 from referee.options import RefereeOptions
+from referee.requests import decision_request_pb
 from referee.series import run_match
 from referee.wire import ginrummy_pb2 as pb
 from referee.wire import ginrummy_pb2_grpc as pb_grpc

@@ -1,0 +1,5 @@
+"""``python -m ginref``: the ``ginref`` command."""
+
+from ginref.cli import main
+
+main()
