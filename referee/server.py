@@ -26,6 +26,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
+import resource
 import secrets
 from collections.abc import Callable
 from pathlib import Path
@@ -52,6 +53,19 @@ PER_SEAT_CONNECTIONS = 4
 
 # (status code name, message) of a refused connection, reported to the tickets' listeners.
 OnRejected = Callable[[str, str], None]
+
+
+def raise_open_files() -> int:
+    """Raise this process's soft limit of open files to its hard limit; return it.
+
+    Every bot connection, log and output file is a descriptor of the referee's: with the soft
+    limit (often 1024) a busy tournament would run out long before the kernel's real limit.
+    """
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft != hard:
+        with contextlib.suppress(ValueError, OSError):
+            resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+    return resource.getrlimit(resource.RLIMIT_NOFILE)[0]
 
 
 class SeatTicket:
@@ -97,6 +111,7 @@ class RefereeServer:
         self.max_message_bytes = max_message_bytes
         self.max_connections = max_connections
         self.tcp = tcp
+        raise_open_files()
         self._tickets: dict[str, SeatTicket] = {}
         self._listeners: set[SeatTicket] = set()
         self._server: Any = None

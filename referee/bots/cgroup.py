@@ -107,9 +107,17 @@ def detect_layout(root: Path = CGROUP_ROOT, proc_cgroup: str | None = None) -> L
             wanted = V2_CONTROLLERS - set(v1)
             available = set(_read(base / "cgroup.controllers").split())
             if wanted and wanted <= available:
-                # Controllers are enabled for the children of our directory, which holds no
-                # process itself (cgroup v2's no-internal-process rule).
                 line = " ".join(f"+{c}" for c in sorted(wanted))
+                if not wanted <= set(_read(base / "cgroup.subtree_control").split()):
+                    # A v2 group hands controllers to its children only while it holds no
+                    # process itself: this process moves to a leaf of its own first. That
+                    # works where ginref runs alone in a delegated group (systemd-run --scope
+                    # -p Delegate=yes, a container); elsewhere enabling fails and bots fall
+                    # back to the /proc watch.
+                    leaf = base / f"{name}-referee"
+                    if _make(leaf) and _write(leaf / "cgroup.procs", str(os.getpid())):
+                        _write(base / "cgroup.subtree_control", line)
+                # The bots' groups are children of ours, which holds no process either.
                 v2_limits = _write(parent / "cgroup.subtree_control", line)
     if not v2_limits and not {"memory", "pids"} <= set(v1):
         for path in [*v1.values(), *([v2] if v2 else [])]:
