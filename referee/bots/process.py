@@ -160,29 +160,38 @@ class BotProcess:
                 self.cgroup.create()
             joins = self.cgroup.join_paths if self.cgroup is not None else []
             path = env.get("PATH")
-            command: Sequence[str] = self.spec.command
+            options: list[str] = []
             if self.sandboxed:
                 # Nothing of the referee's environment goes in: only the launch contract.
                 contract = {k: env[k] for k in (ENV_ADDRESS, ENV_TOKEN, ENV_SEAT) if k in env}
                 env = sandbox_environment(self.spec, contract)
                 path = env["PATH"]
-                command = self._plan(env).argv(self.spec.command)
             argv = limited_command(
                 self.spec.command, self.limits, path=path, cwd=self.spec.cwd, cgroups=joins
             )
+            fds: tuple[int, ...] = ()
             if self.sandboxed:
+                options, tail = self._plan(env).split_argv(self.spec.command)
+                # bwrap reads its options, the token among them, from a pipe (--args), so that
+                # no process list shows them; they fit in the pipe's buffer.
+                fds = (_options_pipe(options),)
                 preexec = argv[: argv.index("--") + 1]
-                argv = (*preexec, *command)
-                env = {"PATH": BASE_PATH}  # for the launcher; the bot's is in bwrap's arguments
-            self.proc = await asyncio.create_subprocess_exec(
-                *argv,
-                cwd=None if self.sandboxed else self.spec.cwd,
-                stdin=asyncio.subprocess.DEVNULL,
-                stdout=self._out,
-                stderr=asyncio.subprocess.STDOUT,
-                env=env,
-                start_new_session=True,
-            )
+                argv = (*preexec, "bwrap", "--args", str(fds[0]), *tail)
+                env = {"PATH": BASE_PATH}  # for the launcher; the bot's is in bwrap's options
+            try:
+                self.proc = await asyncio.create_subprocess_exec(
+                    *argv,
+                    cwd=None if self.sandboxed else self.spec.cwd,
+                    stdin=asyncio.subprocess.DEVNULL,
+                    stdout=self._out,
+                    stderr=asyncio.subprocess.STDOUT,
+                    env=env,
+                    start_new_session=True,
+                    pass_fds=fds,
+                )
+            finally:
+                for fd in fds:
+                    os.close(fd)
         except OSError as exc:
             self.start_error = f"could not start {shlex.join(self.spec.command)!r}: {exc}"
             self._out.write(f"ginref: {self.start_error}\n".encode())
@@ -274,6 +283,19 @@ class BotProcess:
         if self.cgroup is not None:
             self.cgroup.signal_all(sig)
         _killpg(pgid, sig)
+
+
+def _options_pipe(options: Sequence[str]) -> int:
+    """A pipe's read end holding ``options`` NUL-separated, as ``bwrap --args`` reads them."""
+    data = b"".join(o.encode() + b"\0" for o in options)
+    if len(data) > 60_000:  # a pipe holds 64 KiB before a write would wait for its reader
+        raise OSError(errno.E2BIG, "the sandbox's options do not fit in a pipe")
+    read, write = os.pipe()
+    try:
+        os.write(write, data)
+    finally:
+        os.close(write)
+    return read
 
 
 def _killpg(pgid: int, sig: signal.Signals) -> None:

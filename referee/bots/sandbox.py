@@ -305,14 +305,21 @@ class SandboxPlan:
         return f"unix:{SOCKET_IN_SANDBOX}"
 
     def argv(self, command: Sequence[str]) -> list[str]:
-        """bwrap's and setpriv's arguments, then ``command``."""
+        """``bwrap``, its options, then setpriv's arguments and ``command``."""
+        options, tail = self.split_argv(command)
+        return ["bwrap", *options, *tail]
+
+    def split_argv(self, command: Sequence[str]) -> tuple[list[str], list[str]]:
+        """bwrap's options (the sandbox's layout and the bot's environment, its token among
+        them), and what follows them: ``--``, setpriv's arguments and ``command``. The options
+        go to bwrap through a pipe (``--args``), so that no ``ps`` shows them."""
         binds: set[Path] = set()
         for path in [*self.extra, *self.dirs, *(Path(b) for b in self.settings.binds)]:
             if path.exists() and not _is_system(path):
                 binds.add(path)
         # A bind inside another is redundant (and would hide nothing): keep the outermost.
         outer = sorted(p for p in binds if not any(q in p.parents for q in binds))
-        args = ["bwrap", *_namespace_args()]
+        args = _namespace_args()
         for name in SYSTEM_BINDS:
             if os.path.isdir(name):
                 args += ["--ro-bind", name, name]
@@ -336,8 +343,8 @@ class SandboxPlan:
         args += ["--hostname", "ginref-bot", "--chdir", self.cwd, "--clearenv"]
         for key, value in self.env.items():
             args += ["--setenv", key, value]
-        args += ["--"]
-        args += [
+        tail = [
+            "--",
             "setpriv",
             f"--reuid={self.uid}",
             f"--regid={self.uid}",
@@ -352,8 +359,8 @@ class SandboxPlan:
                 f"socat TCP-LISTEN:{TCP_PORT_IN_SANDBOX},bind=127.0.0.1,fork,reuseaddr "
                 f'UNIX-CONNECT:{SOCKET_IN_SANDBOX} & exec "$@"'
             )
-            args += ["/bin/sh", "-c", forward, "sh"]
-        return [*args, *command]
+            tail += ["/bin/sh", "-c", forward, "sh"]
+        return args, [*tail, *command]
 
 
 def sandbox_environment(spec: BotSpec, contract: Mapping[str, str]) -> dict[str, str]:
