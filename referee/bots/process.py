@@ -33,6 +33,7 @@ from referee.bots.sandbox import (
     bot_dirs,
     check_dirs,
     sandbox_environment,
+    seccomp_filter,
 )
 from referee.bots.spec import ENV_ADDRESS, ENV_SEAT, ENV_TOKEN, BotSpec
 from referee.bots.watch import POLL_INTERVAL, GroupWatch, Guard
@@ -171,10 +172,13 @@ class BotProcess:
             )
             fds: tuple[int, ...] = ()
             if self.sandboxed:
-                options, tail = self._plan(env).split_argv(self.spec.command)
+                program = seccomp_filter()
+                seccomp = _pipe(program) if program is not None else None
+                options, tail = self._plan(env).split_argv(self.spec.command, seccomp)
                 # bwrap reads its options, the token among them, from a pipe (--args), so that
                 # no process list shows them; they fit in the pipe's buffer.
-                fds = (_options_pipe(options),)
+                fds = (_pipe(b"".join(o.encode() + b"\0" for o in options)),)
+                fds += (seccomp,) if seccomp is not None else ()
                 preexec = argv[: argv.index("--") + 1]
                 argv = (*preexec, "bwrap", "--args", str(fds[0]), *tail)
                 env = {"PATH": BASE_PATH}  # for the launcher; the bot's is in bwrap's options
@@ -285,9 +289,8 @@ class BotProcess:
         _killpg(pgid, sig)
 
 
-def _options_pipe(options: Sequence[str]) -> int:
-    """A pipe's read end holding ``options`` NUL-separated, as ``bwrap --args`` reads them."""
-    data = b"".join(o.encode() + b"\0" for o in options)
+def _pipe(data: bytes) -> int:
+    """The read end of a pipe that holds ``data`` (bwrap's options, its seccomp program)."""
     if len(data) > 60_000:  # a pipe holds 64 KiB before a write would wait for its reader
         raise OSError(errno.E2BIG, "the sandbox's options do not fit in a pipe")
     read, write = os.pipe()
