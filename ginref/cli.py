@@ -160,6 +160,14 @@ def _referee_options(tournament: bool) -> Callable[[F], F]:
     show_default=True,
     help="Directory for the replay log and the bots' output files.",
 )
+@click.option(
+    "--tcp",
+    "tcp_bots",
+    multiple=True,
+    type=click.Choice(["a", "b"]),
+    help="Bot A or B reaches the referee over TCP, through a forwarder in its sandbox: for a "
+    "gRPC library that cannot dial a Unix socket (Debian's grpc-java). Repeatable.",
+)
 @_referee_options(tournament=False)
 def match_command(
     bot_a: str,
@@ -168,6 +176,7 @@ def match_command(
     assignments: tuple[str, ...],
     seed: int | None,
     out_dir: str,
+    tcp_bots: tuple[str, ...],
     move_time: float,
     bank: float,
     connect_timeout: float,
@@ -183,7 +192,10 @@ def match_command(
     """
     try:
         rules = Rules.profile(profile, **parse_assignments(assignments))
-        bots = (BotSpec.parse(bot_a), BotSpec.parse(bot_b))
+        bots = tuple(
+            dataclasses.replace(BotSpec.parse(text), transport="tcp" if key in tcp_bots else "unix")
+            for key, text in (("a", bot_a), ("b", bot_b))
+        )
         options = RefereeOptions(
             move_time=move_time,
             bank=bank,
