@@ -22,8 +22,9 @@ from referee.results import MatchOutcome
 from referee.timeline import load_replay
 from replays.verify import check_file
 from tests.support.referee_helpers import TESTBOT, assert_log_agrees, of_type
+from tournaments.audit import said_by
 from tournaments.journal import open_journal
-from tournaments.records import FaultRow, Forfeit, HandRow, MatchRecord, record_from_outcome
+from tournaments.records import MatchRecord, record_from_outcome
 from tournaments.standings import load_standings
 
 pytestmark = pytest.mark.slow  # real tournaments of real bot processes
@@ -312,44 +313,6 @@ def forged(text: str) -> str:
     return "".join(json.dumps(r) + "\n" for r in kept)
 
 
-def said_by(path: Path) -> dict[str, Any]:
-    """The fields of a record as the log at ``path`` gives them, through the engine's walk."""
-    timeline = load_replay(path)
-    assert timeline.complete
-    header = timeline.header
-    end = timeline.steps[-1]
-    result = end.after.result
-    assert result is not None
-    forfeit = end.record["forfeit"]
-    decisions = [s.record for s in timeline.steps if s.kind == "decision"]
-    return {
-        "match_id": header["match_id"],
-        "seats": tuple(b["label"] for b in sorted(header["bots"], key=lambda b: b["seat"])),
-        "seed": header["seed"],
-        "started": header["created"],
-        "termination": result.termination.value,
-        "winner": result.winner,
-        "final": result.final,
-        "margin": result.margin,
-        "hands_played": end.after.hands_dealt,
-        "forfeit": None
-        if forfeit is None
-        else Forfeit(forfeit["seat"], forfeit["kind"], forfeit["rule"], forfeit["reason"]),
-        "hands": tuple(
-            HandRow(r.number + 1, r.dealer, r.outcome.value, r.winner, r.points, r.knocker)
-            for r in (s.result for s in timeline.steps if s.result is not None)
-        ),
-        "faults": tuple(
-            FaultRow(f["seat"], f["kind"], f["rule"], f["reason"], f["retry"], f["hand"])
-            for f in (s.record for s in timeline.steps if s.kind == "fault")
-        ),
-        "decisions": tuple(sum(1 for d in decisions if d["seat"] == seat) for seat in (0, 1)),
-        "think_ms": tuple(
-            round(sum(d["think_ms"] for d in decisions if d["seat"] == seat), 3) for seat in (0, 1)
-        ),
-    }
-
-
 def test_the_journal_records_the_referees_outcome_not_the_log_file(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -383,7 +346,7 @@ def test_the_journal_records_the_referees_outcome_not_the_log_file(
         original = tmp_path / f"{record.key}.jsonl"
         original.write_bytes(originals[record.match_id])
         assert check_file(original).ok
-        expected = said_by(original)
+        expected = said_by(load_replay(original))
         assert {key: getattr(record, key) for key in expected} == expected, record.key
         # The fingerprint is of the bytes the referee wrote, hashed as it wrote them: the
         # rewritten file does not match its row, and ginref verify refuses it too.
