@@ -20,7 +20,7 @@ import click
 
 from referee.bots.confine import Confinement
 from referee.bots.limits import LIMIT_KEYS, Limits
-from referee.bots.sandbox import SANDBOX_MODES, SandboxMode, SandboxSettings
+from referee.bots.sandbox import SANDBOX_MODES, SandboxMode, SandboxSettings, check_bot
 from referee.bots.spec import BotSpec
 from referee.engine.rules import PROFILES, Rules, parse_assignments
 from referee.errors import GinRefError
@@ -208,6 +208,9 @@ def match_command(
             seed = secrets.randbelow(2**31)
         confinement = _confinement(options.sandbox, [Path(out_dir)])
         try:
+            if confinement.settings.enabled:
+                for spec in bots:
+                    check_bot(spec, confinement.protected)
             outcome = run_match(
                 bots[0], bots[1], rules, seed, out_dir, options, confinement=confinement
             )

@@ -291,10 +291,16 @@ def bot_dirs(spec: BotSpec) -> list[Path]:
             continue
         for part in word.split(os.pathsep):
             path = (base / part).resolve() if part else None
-            if path is None or not path.exists() or _is_system(path):
+            if path is None or not path.exists() or _is_system(path) or _is_runtime(path):
                 continue
             found.add(path if path.is_dir() else path.parent)
     return sorted(found)
+
+
+def _is_runtime(path: Path) -> bool:
+    """Whether ``path`` is inside the interpreter ginref runs on (every bot sees it anyway)."""
+    prefixes = {Path(sys.prefix).resolve(), Path(sys.base_prefix).resolve()}
+    return any(path == p or p in path.parents for p in prefixes)
 
 
 def _module_dir(top: str, base: Path) -> Path | None:
@@ -308,6 +314,11 @@ def _module_dir(top: str, base: Path) -> Path | None:
     if spec.submodule_search_locations:
         return Path(next(iter(spec.submodule_search_locations))).resolve()
     return Path(spec.origin).resolve().parent
+
+
+def check_bot(spec: BotSpec, protected: Iterable[Path]) -> None:
+    """Refuse ``spec`` if what it would see as its own holds a protected path."""
+    check_dirs(spec.name, bot_dirs(spec), protected)
 
 
 def check_dirs(name: str, dirs: Iterable[Path], protected: Iterable[Path]) -> None:
