@@ -85,7 +85,7 @@ def test_a_bots_own_directory_comes_from_its_command() -> None:
 
 def test_a_view_that_would_hold_the_results_is_refused(tmp_path: Path) -> None:
     results = tmp_path / "runs" / "t"
-    with pytest.raises(ConfigError, match="it would see .* which holds"):
+    with pytest.raises(ConfigError, match=r"it would see .* which holds"):
         check_dirs("sloppy", [tmp_path], [results])
     with pytest.raises(ConfigError, match="all of /"):
         check_dirs("greedy-root", [Path("/")], [])
