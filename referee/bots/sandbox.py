@@ -317,8 +317,14 @@ def _module_dir(top: str, base: Path) -> Path | None:
 
 
 def check_bot(spec: BotSpec, protected: Iterable[Path]) -> None:
-    """Refuse ``spec`` if what it would see as its own holds a protected path."""
+    """Refuse ``spec`` if what it would see as its own holds a protected path, or if it needs
+    the TCP forwarder and socat is missing."""
     check_dirs(spec.name, bot_dirs(spec), protected)
+    if spec.transport == "tcp" and shutil.which("socat") is None:
+        raise ConfigError(
+            f"bot {spec.name}: transport = tcp needs socat, which is not installed "
+            "(Debian package socat; scripts/setup installs it)"
+        )
 
 
 def check_dirs(name: str, dirs: Iterable[Path], protected: Iterable[Path]) -> None:
