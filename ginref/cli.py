@@ -12,7 +12,7 @@ import asyncio
 import dataclasses
 import secrets
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -20,7 +20,7 @@ import click
 
 from referee.bots.confine import Confinement
 from referee.bots.limits import LIMIT_KEYS, Limits
-from referee.bots.sandbox import SANDBOX_MODES, SandboxMode, SandboxSettings, check_bot
+from referee.bots.sandbox import SANDBOX_MODES, SandboxSettings
 from referee.bots.spec import BotSpec
 from referee.engine.rules import PROFILES, Rules, parse_assignments
 from referee.errors import GinRefError
@@ -206,11 +206,8 @@ def match_command(
         ).validate()
         if seed is None:
             seed = secrets.randbelow(2**31)
-        confinement = _confinement(options.sandbox, [Path(out_dir)])
+        confinement = _confinement(options.sandbox, [Path(out_dir)], bots)
         try:
-            if confinement.settings.enabled:
-                for spec in bots:
-                    check_bot(spec, confinement.protected)
             outcome = run_match(
                 bots[0], bots[1], rules, seed, out_dir, options, confinement=confinement
             )
@@ -221,9 +218,11 @@ def match_command(
     click.echo(format_match_outcome(outcome))
 
 
-def _confinement(settings: SandboxSettings, protected: list[Path]) -> Confinement:
+def _confinement(
+    settings: SandboxSettings, protected: list[Path], bots: Sequence[BotSpec] = ()
+) -> Confinement:
     """The run's confinement; its warnings (no sandbox, no cgroups) go to stderr."""
-    confinement = Confinement.prepare(settings, protected)
+    confinement = Confinement.prepare(settings, protected, bots)
     for warning in confinement.warnings:
         click.echo(f"Warning: {warning}", err=True)
     return confinement
@@ -332,39 +331,28 @@ def tournament_command(
     """
     try:
         config = load_file(file) if file else load_default()
-        changes: dict[str, object] = {
-            key: value
-            for key, value in (
-                ("format", fmt),
-                ("matches", matches),
-                ("rounds", rounds),
-                ("duplicate", duplicate),
-                ("seed", seed),
-                ("profile", profile),
-                ("processes", processes),
-                ("recover", recover),
-                ("move_time", move_time),
-                ("bank", bank),
-                ("connect_timeout", connect_timeout),
-                ("retries", retries),
-                ("concurrency", concurrency),
-                ("out", out_dir),
-            )
-            if value is not None
+        fields = {
+            "format": fmt,
+            "matches": matches,
+            "rounds": rounds,
+            "duplicate": duplicate,
+            "challengers": challengers,
+            "seed": seed,
+            "profile": profile,
+            "processes": processes,
+            "recover": recover,
+            "move_time": move_time,
+            "bank": bank,
+            "connect_timeout": connect_timeout,
+            "retries": retries,
+            "concurrency": concurrency,
+            "out": out_dir,
         }
-        if challengers:
-            changes["challengers"] = challengers
-        if sandbox is not None:
-            mode: SandboxMode = "none" if sandbox == "none" else "bwrap"
-            changes["sandbox"] = dataclasses.replace(config.sandbox, mode=mode)
-        if limit_items:
-            changes["limits"] = config.limits.with_keys(parse_assignments(limit_items))
-        if assignments:
-            merged = dict(config.rule_overrides)
-            merged.update(parse_assignments(assignments))
-            changes["rule_overrides"] = tuple(merged.items())
-        config = config.with_changes(**changes)
-        confinement = _confinement(config.sandbox, [config.out_dir, Path(config.source)])
+        config = config.with_options(
+            fields, sandbox=sandbox, limits=limit_items, assignments=assignments
+        )
+        bots = [b.spec() for b in config.bots]
+        confinement = _confinement(config.sandbox, [config.out_dir, Path(config.source)], bots)
     except GinRefError as exc:
         raise click.ClickException(str(exc)) from None
     try:
@@ -386,11 +374,8 @@ def tournament_command(
     finally:
         runner.close()
         confinement.close()
-    click.echo(format_run_result(result))
-    click.echo("")
-    click.echo(format_standings(standings))
-    click.echo("")
-    click.echo("Written: " + ", ".join(str(p) for p in written))
+    written_text = "Written: " + ", ".join(str(p) for p in written)
+    click.echo("\n\n".join([format_run_result(result), format_standings(standings), written_text]))
     if result.status != "complete":
         sys.exit(130)
 

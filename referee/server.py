@@ -215,6 +215,8 @@ class RefereeServer:
         if ticket.socket is not None:
             with contextlib.suppress(OSError):
                 ticket.socket.unlink()
+            with contextlib.suppress(OSError):
+                ticket.socket.parent.rmdir()  # the seat's own directory, if it is empty
 
     async def _play(self, context: Any, only: SeatTicket | None) -> None:
         try:

@@ -3,15 +3,13 @@
 A file declares the bots, the rules, the format, the master seed, concurrency, time controls,
 the fault policy and the bots' resource limits; the command line overrides any of them
 (:meth:`TournamentConfig.with_changes`).
-Every mistake is reported as :class:`TournamentFileError` naming the file, the line and the key,
-e.g. ``sample.toml:14: bots[2].command: must not be empty``. :mod:`tomllib` gives line numbers
-only for syntax errors, so :class:`_KeyLines` finds the line of each key by scanning the text.
+Every mistake is reported as :class:`~tournaments.toml_lines.TournamentFileError` naming the
+file, the line and the key (:mod:`tournaments.toml_lines`).
 """
 
 from __future__ import annotations
 
 import dataclasses
-import difflib
 import re
 import shlex
 import sys
@@ -23,9 +21,15 @@ from pathlib import Path
 from typing import Any
 
 from referee.bots.limits import LIMIT_KEYS, Limits
-from referee.bots.sandbox import SANDBOX_MODES, TRANSPORTS, SandboxSettings, Transport
+from referee.bots.sandbox import (
+    SANDBOX_MODES,
+    TRANSPORTS,
+    SandboxMode,
+    SandboxSettings,
+    Transport,
+)
 from referee.bots.spec import BotSpec
-from referee.engine.rules import PROFILES, Rules
+from referee.engine.rules import PROFILES, Rules, parse_assignments
 from referee.errors import ConfigError, GinRefError
 from referee.options import (
     DEFAULT_BANK,
@@ -36,6 +40,7 @@ from referee.options import (
     DEFAULT_RETRIES,
     RefereeOptions,
 )
+from tournaments.toml_lines import Reader, TournamentFileError
 
 FORMATS = ("round-robin", "double-round-robin", "gauntlet")
 PROCESSES = ("fresh", "keep")
@@ -43,10 +48,6 @@ DEFAULT_FILE = "default.toml"
 PYTHON_PLACEHOLDER = "{python}"
 _NAME = re.compile(r"^[A-Za-z0-9_-]{1,40}$")
 _MAX_SEED = 2**63 - 1
-
-
-class TournamentFileError(ConfigError):
-    """A tournament file that does not parse or holds a bad value; names the key and line."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -142,6 +143,28 @@ class TournamentConfig:
         """A copy with fields replaced (command-line overrides), validated again."""
         return dataclasses.replace(self, **changes).validate()
 
+    def with_options(
+        self,
+        fields: Mapping[str, Any],
+        *,
+        sandbox: str | None = None,
+        limits: Sequence[str] = (),
+        assignments: Sequence[str] = (),
+    ) -> TournamentConfig:
+        """A copy with the command line's options applied: ``fields`` (None: the file's),
+        the sandbox mode, ``NAME=VALUE`` limits and rule overrides on top of the file's."""
+        changes = {key: value for key, value in fields.items() if value not in (None, ())}
+        if sandbox is not None:
+            mode: SandboxMode = "none" if sandbox == "none" else "bwrap"
+            changes["sandbox"] = dataclasses.replace(self.sandbox, mode=mode)
+        if limits:
+            changes["limits"] = self.limits.with_keys(parse_assignments(limits))
+        if assignments:
+            merged = dict(self.rule_overrides)
+            merged.update(parse_assignments(assignments))
+            changes["rule_overrides"] = tuple(merged.items())
+        return self.with_changes(**changes)
+
     def validate(self) -> TournamentConfig:
         """Check what the loader cannot check field by field; return ``self``."""
         names = [b.name for b in self.bots]
@@ -216,112 +239,6 @@ class TournamentConfig:
         }
 
 
-# --- locating keys ---------------------------------------------------------------------------
-
-_HEADER = re.compile(r"^\s*(\[\[?)\s*([^\]]+?)\s*\]\]?\s*(#.*)?$")
-_PART = r"""(?:[A-Za-z0-9_-]+|"[^"]*"|'[^']*')"""
-_KEY = re.compile(rf"^\s*({_PART}(?:\s*\.\s*{_PART})*)\s*=")
-_INLINE_KEY = re.compile(rf"[{{,]\s*({_PART})\s*=")
-
-
-def _split_key(text: str) -> list[str]:
-    parts = re.findall(r"""[A-Za-z0-9_-]+|"[^"]*"|'[^']*'""", text)
-    return [p[1:-1] if p[:1] in "\"'" else p for p in parts]
-
-
-class _KeyLines:
-    """The line of each key path of a TOML text, e.g. ``("bots", 1, "command")`` -> 14."""
-
-    def __init__(self, text: str) -> None:
-        self.lines: dict[tuple[str | int, ...], int] = {}
-        counts: dict[tuple[str, ...], int] = {}
-        table: tuple[str | int, ...] = ()
-        for number, line in enumerate(text.splitlines(), start=1):
-            header = _HEADER.match(line)
-            if header and not _KEY.match(line):
-                names = tuple(_split_key(header.group(2)))
-                # A sub-table of an array of tables (``[bots.env]``) belongs to its last element.
-                resolved: list[str | int] = []
-                for depth, name in enumerate(names):
-                    resolved.append(name)
-                    prefix = names[: depth + 1]
-                    if prefix in counts and depth + 1 < len(names):
-                        resolved.append(counts[prefix] - 1)
-                if header.group(1) == "[[":
-                    index = counts.get(names, 0)
-                    counts[names] = index + 1
-                    resolved.append(index)
-                table = tuple(resolved)
-                self.lines.setdefault(table, number)
-                continue
-            key = _KEY.match(line)
-            if key:
-                keypath: tuple[str | int, ...] = (*table, *_split_key(key.group(1)))
-                self.lines.setdefault(keypath, number)
-                rest = line[key.end() :]
-                for inner in _INLINE_KEY.finditer(rest):
-                    self.lines.setdefault((*keypath, *_split_key(inner.group(1))), number)
-
-    def line(self, path: Sequence[str | int]) -> int | None:
-        """The line of ``path``, or of its nearest ancestor that has one."""
-        path = tuple(path)
-        while path:
-            if path in self.lines:
-                return self.lines[path]
-            path = path[:-1]
-        return None
-
-
-def _path_text(path: Sequence[str | int]) -> str:
-    out = ""
-    for part in path:
-        out += f"[{part + 1}]" if isinstance(part, int) else (f".{part}" if out else part)
-    return out
-
-
-class _Reader:
-    """Typed access to a parsed TOML document that reports the key and line of each error."""
-
-    def __init__(self, source: str, text: str, base: Path) -> None:
-        self.source = source
-        self.keys = _KeyLines(text)
-        self.base = base
-
-    def error(self, path: Sequence[str | int], message: str) -> TournamentFileError:
-        line = self.keys.line(path)
-        where = f"{self.source}:{line}" if line else self.source
-        key = _path_text(path)
-        return TournamentFileError(f"{where}: {key}: {message}" if key else f"{where}: {message}")
-
-    def check_keys(
-        self, table: Mapping[str, Any], allowed: Sequence[str], path: Sequence[str | int]
-    ) -> None:
-        for key in table:
-            if key not in allowed:
-                close = difflib.get_close_matches(key, allowed, n=1)
-                hint = f" (did you mean {close[0]!r}?)" if close else ""
-                known = f"; known keys: {', '.join(allowed)}"
-                raise self.error((*path, key), f"unknown key{hint}{known}")
-
-    def get(
-        self,
-        table: Mapping[str, Any],
-        key: str,
-        kind: type | tuple[type, ...],
-        path: Sequence[str | int],
-        what: str,
-    ) -> Any:
-        value = table[key]
-        kinds = kind if isinstance(kind, tuple) else (kind,)
-        # TOML booleans are not numbers here, and an integer is a fine float.
-        ok = isinstance(value, kinds) and not (isinstance(value, bool) and bool not in kinds)
-        if float in kinds and isinstance(value, int) and not isinstance(value, bool):
-            ok, value = True, float(value)
-        if not ok:
-            raise self.error((*path, key), f"expected {what}, got {value!r}")
-        return value
-
-
 _TOP_KEYS = (
     "name",
     "format",
@@ -355,7 +272,7 @@ def parse_text(text: str, source: str = "<text>", base: Path | None = None) -> T
         message = re.sub(r"\s*\(at line \d+, column \d+\)", "", str(exc))
         line = f":{found.group(1)}" if found else ""
         raise TournamentFileError(f"{source}{line}: not valid TOML: {message}") from None
-    r = _Reader(source, text, base)
+    r = Reader(source, text, base)
     r.check_keys(data, _TOP_KEYS, ())
     fields: dict[str, Any] = {"source": source}
 
@@ -485,7 +402,7 @@ def parse_text(text: str, source: str = "<text>", base: Path | None = None) -> T
         raise TournamentFileError(f"{source}: {message}") from None
 
 
-def _parse_bot(r: _Reader, item: dict[str, Any], i: int) -> BotEntry:
+def _parse_bot(r: Reader, item: dict[str, Any], i: int) -> BotEntry:
     path: tuple[str | int, ...] = ("bots", i)
     r.check_keys(item, _BOT_KEYS, path)
     for key in ("name", "command"):
@@ -541,7 +458,7 @@ def _parse_bot(r: _Reader, item: dict[str, Any], i: int) -> BotEntry:
     return BotEntry(name, tuple(argv), cwd, tuple(env), tuple(dirs), transport)
 
 
-def _parse_sandbox(r: _Reader, table: dict[str, Any]) -> SandboxSettings:
+def _parse_sandbox(r: Reader, table: dict[str, Any]) -> SandboxSettings:
     path: tuple[str | int, ...] = ("sandbox",)
     r.check_keys(table, _SANDBOX_KEYS, path)
     settings = SandboxSettings()

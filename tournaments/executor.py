@@ -22,7 +22,6 @@ from pathlib import Path
 from typing import Protocol
 
 from referee.bots.confine import Confinement
-from referee.bots.sandbox import check_bot
 from referee.results import MatchOutcome, MatchPlan, SeriesOutcome
 from referee.series import run_series_async
 from referee.server import RefereeServer
@@ -70,11 +69,10 @@ class LocalExecutor:
     async def start(self) -> None:
         """Check the sandbox can be built; start the shared referee server."""
         if self.confinement is None:
-            self.confinement = Confinement.prepare(self.options.sandbox, self.protected)
-        if self.confinement.settings.enabled:
             # Before any match: a bot whose view would hold the results is the file's mistake.
-            for spec in self.specs.values():
-                check_bot(spec, self.confinement.protected)
+            self.confinement = Confinement.prepare(
+                self.options.sandbox, self.protected, self.specs.values()
+            )
         self.server = RefereeServer(
             hello_timeout=self.options.connect_timeout,
             max_message_bytes=self.options.limits.message_bytes,

@@ -20,7 +20,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from referee.bots import cgroup
-from referee.bots.sandbox import SandboxSettings, probe, runtime_paths
+from referee.bots.sandbox import SandboxSettings, check_bot, probe, runtime_paths
+from referee.bots.spec import BotSpec
 from referee.errors import ConfigError
 
 _probed: dict[SandboxSettings, str | None] = {}
@@ -56,9 +57,12 @@ class Confinement:
     socket_root: Path | None = None
 
     @staticmethod
-    def prepare(settings: SandboxSettings, protected: Iterable[Path] = ()) -> Confinement:
-        """Check the machine and make the socket directory; raise :class:`ConfigError` if the
-        sandbox is asked for and cannot be built."""
+    def prepare(
+        settings: SandboxSettings, protected: Iterable[Path] = (), bots: Iterable[BotSpec] = ()
+    ) -> Confinement:
+        """Check the machine and ``bots`` (none may see a protected path) and make the socket
+        directory; raise :class:`ConfigError` if the sandbox is asked for and cannot be built,
+        or a bot cannot be sandboxed."""
         settings = settings.validate()
         warnings: list[str] = []
         if settings.enabled:
@@ -86,6 +90,8 @@ class Confinement:
             warnings,
         )
         if settings.enabled:
+            for bot in bots:
+                check_bot(bot, confinement.protected)
             confinement.runtime = runtime_paths()
             base = "/run" if os.access("/run", os.W_OK) else None
             root = Path(tempfile.mkdtemp(prefix="ginref-", dir=base))
@@ -95,11 +101,12 @@ class Confinement:
         return confinement
 
     def socket_dir(self, uid: int) -> Path:
-        """A fresh directory for one bot's socket, owned by its uid and closed to others."""
+        """A new directory for one bot's socket, owned by its uid and closed to others.
+
+        Its name is the bot's own, not its uid's: a uid is leased again as soon as its bot is
+        gone, while that bot's listener may still be closing (and removing its socket)."""
         assert self.socket_root is not None
-        path = self.socket_root / str(uid)
-        shutil.rmtree(path, ignore_errors=True)
-        path.mkdir(mode=0o700)
+        path = Path(tempfile.mkdtemp(prefix=f"{uid}-", dir=self.socket_root))
         os.chown(path, uid, uid)
         return path
 
