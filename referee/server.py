@@ -12,6 +12,11 @@ the Welcome end the call with the status codes documented in the proto file:
 - INVALID_ARGUMENT: the first message is not a Hello.
 - DEADLINE_EXCEEDED: no Hello within the hello timeout.
 
+The Hello's ``bot_name`` and ``bot_version`` are kept as :func:`shown_text` makes them: at most
+:data:`MAX_NAME_CHARS` characters, each control or other unprintable one replaced by U+FFFD. The
+name is printed by ``ginref match`` and in tables; a bot's escape sequences must not reach the
+terminal that shows it.
+
 A message larger than ``max_message_bytes`` (or one that does not parse) does not break the
 stream: the deserializer hands the link an :class:`~referee.transport.InvalidMessage`, which the
 match runner records as a PROTOCOL_ERROR fault and tells the bot about; gRPC itself cuts a
@@ -49,9 +54,17 @@ DEFAULT_HELLO_TIMEOUT = 10.0
 # Connections the TCP listener accepts at once (all seats together), and each seat's socket.
 DEFAULT_MAX_CONNECTIONS = 256
 PER_SEAT_CONNECTIONS = 4
+# The longest bot name or version kept from a Hello (a longer one is cut).
+MAX_NAME_CHARS = 100
 
 # (status code name, message) of a refused connection, reported to the tickets' listeners.
 OnRejected = Callable[[str, str], None]
+
+
+def shown_text(text: str, limit: int = MAX_NAME_CHARS) -> str:
+    """A bot's name or version as the referee keeps and shows it: at most ``limit`` characters,
+    every unprintable one (control characters, so escape sequences) replaced by U+FFFD."""
+    return "".join(c if c.isprintable() else "\ufffd" for c in text[:limit])
 
 
 class SeatTicket:
@@ -258,6 +271,8 @@ class RefereeServer:
                 f"this referee speaks {PROTOCOL_VERSION}",
             )
             return
+        hello.bot_name = shown_text(hello.bot_name)
+        hello.bot_version = shown_text(hello.bot_version)
         link = BotLink(context, hello)
         ticket.link = link
         await context.write(

@@ -13,7 +13,7 @@ from grpc_reflection.v1alpha import (  # type: ignore[import-untyped]
     reflection_pb2_grpc,
 )
 
-from referee.server import SERVICE_NAME, RefereeServer
+from referee.server import MAX_NAME_CHARS, SERVICE_NAME, RefereeServer, shown_text
 from referee.wire import ginrummy_pb2 as pb
 from referee.wire import ginrummy_pb2_grpc as pb_grpc
 
@@ -123,6 +123,32 @@ def test_second_connection_is_refused_and_the_first_plays_on() -> None:
         link.close()
         assert await first.read() is grpc.aio.EOF
         assert await first.code() == grpc.StatusCode.OK
+
+    with_server(check)
+
+
+def test_a_name_and_version_are_kept_printable_and_short() -> None:
+    """Escape sequences in a Hello would reach the terminal that shows the bot's name."""
+
+    async def check(server: RefereeServer, channel: Any) -> None:
+        ticket = server.issue_ticket("seat 0 of match x")
+        call = pb_grpc.RefereeStub(channel).Play()
+        name = "bot\x1b]0;title\x07\x1b[2J" + "x" * 200
+        await call.write(
+            pb.BotMessage(
+                hello=pb.Hello(
+                    token=ticket.token, bot_name=name, bot_version="1\r\n", protocol_version=1
+                )
+            )
+        )
+        welcome = (await call.read()).welcome
+        link = await ticket.connected
+        cleaned = shown_text(name)
+        assert cleaned.startswith("bot\ufffd]0;title\ufffd\ufffd[2Jxxx")
+        assert len(cleaned) == MAX_NAME_CHARS and cleaned.isprintable()
+        assert welcome.bot_name == link.name == cleaned
+        assert link.version == "1\ufffd\ufffd"
+        link.close()
 
     with_server(check)
 
