@@ -127,7 +127,11 @@ class BotProcess:
         assert self.confinement is not None
         check_dirs(self.spec.name, bot_dirs(self.spec), self.confinement.protected)
         self.lease = UidLease.take(self.confinement.settings)
-        self.socket = self.confinement.socket_dir(self.lease.uid) / "referee.sock"
+        # A name of its own: the uid is leased again as soon as this bot is gone, while its
+        # seat's listener may still be closing, and gRPC removes the path it bound when it
+        # closes; a next bot's socket at the same path would go with it.
+        name = f"referee-{secrets.token_hex(4)}.sock"
+        self.socket = self.confinement.socket_dir(self.lease.uid) / name
         return self.socket
 
     def address(self, outside: str) -> str:
