@@ -16,16 +16,12 @@ import socket
 import subprocess
 import threading
 import time
-from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
 
-from ginref.cli import main
 from referee.bots.limits import MIB
-from referee.replay_log import verify_file
 from tests.support.hostile_helpers import sandboxed_processes
 from tests.support.referee_helpers import ROOT
 from tests.support.sandbox_helpers import (
@@ -33,23 +29,15 @@ from tests.support.sandbox_helpers import (
     SANDBOX,
     assert_attempted,
     assert_killed_for,
-    assert_nothing_left,
     assert_played_out,
     attempts,
     duel,
     options,
+    played_tournament,
 )
-from tournaments.journal import open_journal
 
-pytestmark = pytest.mark.slow  # sandboxed bots as real processes
-
-
-@pytest.fixture(autouse=True)
-def nothing_left() -> Iterator[None]:
-    """No process of the tests' sandbox uids before or after each test."""
-    assert_nothing_left()
-    yield
-    assert_nothing_left()
+# Sandboxed bots as real processes; none may outlive its test.
+pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("sandbox_uids_free")]
 
 
 def test_a_daemon_does_not_outlive_the_match(tmp_path: Path) -> None:
@@ -246,16 +234,4 @@ def test_a_sandboxed_tournament_of_every_language(language_bots: None, tmp_path:
     text += f"\n[sandbox]\nuid_base = {SANDBOX.uid_base}\nuid_count = {SANDBOX.uid_count}\n"
     file = tmp_path / "languages.toml"
     file.write_text(text)
-    out = tmp_path / "out"
-    result = CliRunner().invoke(main, ["tournament", str(file), "--out", str(out), "-j", "2"])
-    assert result.exit_code == 0, result.output
-    assert "Tournament complete: 45 of 45 matches" in result.output, result.output
-    journal = open_journal(out, create=False)
-    try:
-        records = journal.records()
-    finally:
-        journal.close()
-    assert len(records) == 45
-    for record in records:
-        assert record.forfeit is None and not record.faults, record
-        verify_file(out / record.log_path)
+    played_tournament(file, tmp_path / "out", lanes=2, matches=45)

@@ -16,15 +16,11 @@ import pty
 import select
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
 
-from ginref.cli import main
 from referee.engine.rules import Rules
-from referee.replay_log import verify_file
 from referee.series import run_series, run_series_async
 from tests.support.referee_helpers import ROOT, TESTBOT, of_type
 from tests.support.sandbox_helpers import (
@@ -34,7 +30,6 @@ from tests.support.sandbox_helpers import (
     Duel,
     Spy,
     assert_attempted,
-    assert_nothing_left,
     assert_played_out,
     attacker,
     attempts,
@@ -43,18 +38,11 @@ from tests.support.sandbox_helpers import (
     fixed_match_id,
     mark,
     opponent,
+    played_tournament,
 )
-from tournaments.journal import open_journal
 
-pytestmark = pytest.mark.slow  # sandboxed bots as real processes
-
-
-@pytest.fixture(autouse=True)
-def nothing_left() -> Iterator[None]:
-    """No process of the tests' sandbox uids before or after each test."""
-    assert_nothing_left()
-    yield
-    assert_nothing_left()
+# Sandboxed bots as real processes; none may outlive its test.
+pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("sandbox_uids_free")]
 
 
 # --- sabotage -------------------------------------------------------------------------------
@@ -278,20 +266,8 @@ command = "{{python}} {ATTACKER} write"
 """
     )
     before = hashlib.sha256(file.read_bytes()).hexdigest()
-    result = CliRunner().invoke(main, ["tournament", str(file), "--out", str(out), "-j", "1"])
-    assert result.exit_code == 0, result.output
+    played_tournament(file, out, lanes=1, matches=3)
     assert hashlib.sha256(file.read_bytes()).hexdigest() == before
-    journal = open_journal(out, create=False)
-    try:
-        records = journal.records()
-    finally:
-        journal.close()
-    assert len(records) == 3
-    for record in records:
-        log = out / record.log_path
-        assert hashlib.sha256(log.read_bytes()).hexdigest() == record.log_sha256
-        verify_file(log)
-        assert record.forfeit is None and not record.faults, record
     outputs = {name: data for name, data in files_under(out).items() if name.endswith(".log")}
     for mode in ("reader", "writer"):
         texts = [d.decode() for n, d in outputs.items() if n.endswith(f".{mode}.log")]

@@ -14,7 +14,6 @@ import errno
 import os
 import re
 import socket
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -25,22 +24,14 @@ from tests.support.sandbox_helpers import (
     NAMESPACES,
     SANDBOX,
     assert_attempted,
-    assert_nothing_left,
     assert_played_out,
     duel,
     fixed_match_id,
     mark,
 )
 
-pytestmark = pytest.mark.slow  # sandboxed bots as real processes
-
-
-@pytest.fixture(autouse=True)
-def nothing_left() -> Iterator[None]:
-    """No process of the tests' sandbox uids before or after each test."""
-    assert_nothing_left()
-    yield
-    assert_nothing_left()
+# Sandboxed bots as real processes; none may outlive its test.
+pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("sandbox_uids_free")]
 
 
 # --- learn the deal -------------------------------------------------------------------------

@@ -53,6 +53,9 @@ from dataclasses import dataclass, field
 
 import grpc  # type: ignore[import-untyped]
 
+# Run as a script, the bot finds the test bot beside it (its directory is first on sys.path).
+from testbot import daemon  # type: ignore[import-not-found]
+
 from referee.engine.cards import card_str, parse_card
 from referee.engine.deal import hand_deck
 from referee.wire import PROTOCOL_VERSION
@@ -575,22 +578,16 @@ def inject(fd: int, text: str) -> str:
 
 def attack_daemon(ctx: Context) -> None:
     """Double fork, a new session, an empty environment, closed descriptors, and sleep."""
-    read, write = os.pipe()
-    if os.fork() == 0:
-        os.setsid()
-        pid = os.fork()
-        if pid == 0:
-            signal.signal(signal.SIGTERM, signal.SIG_IGN)
-            signal.signal(signal.SIGHUP, signal.SIG_IGN)
-            os.dup2(os.open("/dev/null", os.O_RDWR), 0)
-            os.closerange(3, 1024)
-            os.execve("/usr/bin/sleep", ["sleep", "1000"], {})
-        os.write(write, str(pid).encode())
-        os._exit(0)
-    os.close(write)
-    pid = int(os.read(read, 32) or 0)
-    os.close(read)
+    pid = daemon(sleep_bare)
     ctx.say("attempting", f"daemon pid {pid} (sleep, new session, empty environment)")
+
+
+def sleep_bare() -> None:
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    signal.signal(signal.SIGHUP, signal.SIG_IGN)
+    os.dup2(os.open("/dev/null", os.O_RDWR), 0)
+    os.closerange(3, 1024)
+    os.execve("/usr/bin/sleep", ["sleep", "1000"], {})
 
 
 def attack_threads(ctx: Context) -> None:
@@ -700,8 +697,8 @@ def attack_network(ctx: Context) -> None:
     ctx.attempt("interfaces", lambda: nonloopback_interfaces())
     for host in ("1.1.1.1", "127.0.0.1", "::1"):
         target = (host, 53 if host == "1.1.1.1" else port)
-        ctx.attempt(f"TCP {target}", tcp, target, ctx.mark)
-        ctx.attempt(f"UDP {target}", udp, target, ctx.mark)
+        ctx.attempt(f"TCP {target}", send_to, socket.SOCK_STREAM, target, ctx.mark)
+        ctx.attempt(f"UDP {target}", send_to, socket.SOCK_DGRAM, target, ctx.mark)
     ctx.attempt(f"abstract Unix socket @{name}", lambda: connect_unix("\0" + name))
     ctx.attempt("resolve example.com", lambda: socket.getaddrinfo("example.com", 80))
 
@@ -716,22 +713,17 @@ def nonloopback_interfaces() -> list[str]:
     return others
 
 
-def tcp(target: tuple[str, int], mark: str) -> str:
+def send_to(kind: socket.SocketKind, target: tuple[str, int], mark: str) -> str:
+    """Connect to ``target`` over TCP or UDP and send ``mark``; a UDP answer is awaited (a
+    refusal arrives as an error, silence as a timeout)."""
     family = socket.AF_INET6 if ":" in target[0] else socket.AF_INET
-    with socket.socket(family, socket.SOCK_STREAM) as sock:
+    with socket.socket(family, kind) as sock:
         sock.settimeout(3)
         sock.connect(target)
         sock.sendall(mark.encode())
+        if kind == socket.SOCK_DGRAM:
+            return sock.recv(100).decode(errors="replace")
         return "connected"
-
-
-def udp(target: tuple[str, int], mark: str) -> str:
-    family = socket.AF_INET6 if ":" in target[0] else socket.AF_INET
-    with socket.socket(family, socket.SOCK_DGRAM) as sock:
-        sock.settimeout(3)
-        sock.connect(target)
-        sock.send(mark.encode())
-        return sock.recv(100).decode(errors="replace")  # refused or silent: nothing came back
 
 
 def attack_privilege(ctx: Context) -> None:

@@ -5,6 +5,7 @@ while they play, and the checks that an attack failed."""
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import os
 import secrets
 import sys
@@ -14,8 +15,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from click.testing import CliRunner
 
 import referee.series
+from ginref.cli import main
 from referee.bots.limits import Limits
 from referee.bots.sandbox import SandboxSettings
 from referee.bots.spec import BotSpec
@@ -26,6 +29,8 @@ from referee.results import MatchOutcome
 from referee.series import run_match
 from tests.support.hostile_helpers import sandboxed_processes, told
 from tests.support.referee_helpers import ROOT, bot
+from tournaments.journal import open_journal
+from tournaments.records import MatchRecord
 
 ATTACKER = ROOT / "tests" / "support" / "attacker.py"
 # A uid range of these tests' own: other ginref runs on the machine (using the default range)
@@ -230,6 +235,27 @@ def assert_killed_for(duel: Duel, limit: str) -> None:
 def assert_nothing_left() -> None:
     """No process runs under one of the tests' sandbox uids."""
     assert sandboxed_processes(SANDBOX) == []
+
+
+def played_tournament(file: Path, out: Path, lanes: int, matches: int) -> list[MatchRecord]:
+    """Run ``ginref tournament FILE`` into ``out``; check it played all ``matches`` without a
+    fault, each log intact (its journaled digest) and re-adjudicating; return the records."""
+    argv = ["tournament", str(file), "--out", str(out), "-j", str(lanes)]
+    result = CliRunner().invoke(main, argv)
+    assert result.exit_code == 0, result.output
+    assert f"Tournament complete: {matches} of {matches} matches" in result.output, result.output
+    journal = open_journal(out, create=False)
+    try:
+        records = journal.records()
+    finally:
+        journal.close()
+    assert len(records) == matches
+    for record in records:
+        log = out / record.log_path
+        assert hashlib.sha256(log.read_bytes()).hexdigest() == record.log_sha256
+        verify_file(log)
+        assert record.forfeit is None and not record.faults, record
+    return records
 
 
 def files_under(path: Path) -> dict[str, bytes]:
