@@ -12,6 +12,10 @@ the Welcome end the call with the status codes documented in the proto file:
 - INVALID_ARGUMENT: the first message is not a Hello.
 - DEADLINE_EXCEEDED: no Hello within the hello timeout.
 
+The Hello's ``bot_name`` and ``bot_version`` are kept as :func:`referee.text.safe_text` makes
+them (control and format characters escaped, at most 64 characters): the name is printed by
+``ginref match`` and in tables, and a bot's escape sequences must not reach that terminal.
+
 A message larger than ``max_message_bytes`` (or one that does not parse) does not break the
 stream: the deserializer hands the link an :class:`~referee.transport.InvalidMessage`, which the
 match runner records as a PROTOCOL_ERROR fault and tells the bot about; gRPC itself cuts a

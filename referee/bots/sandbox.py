@@ -417,7 +417,7 @@ class SandboxPlan:
         ]
         if self.transport == "tcp":
             forward = (
-                f"socat TCP-LISTEN:{TCP_PORT_IN_SANDBOX},bind=127.0.0.1,fork,reuseaddr "
+                f"socat TCP-LISTEN:{TCP_PORT_IN_SANDBOX},bind=127.0.0.1,fork,reuseaddr,nodelay "
                 f'UNIX-CONNECT:{SOCKET_IN_SANDBOX} & exec "$@"'
             )
             tail += ["/bin/sh", "-c", forward, "sh"]

@@ -22,7 +22,7 @@ TESTBOT = ROOT / "tests" / "support" / "testbot.py"
 
 # Short limits keep the fault tests fast; the clock tests set their own. Unsandboxed: these
 # tests watch the test bot's processes through what it inherits from the referee (its pid
-# file, its environment); the sandbox has tests of its own (tests/bots/test_sandbox.py).
+# file, its environment); the sandbox has tests of its own (tests/bots/test_sandbox_*.py).
 UNSANDBOXED = SandboxSettings(mode="none")
 FAST = RefereeOptions(connect_timeout=15.0, exit_grace=0.5, kill_grace=0.5, sandbox=UNSANDBOXED)
 

@@ -61,6 +61,7 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 
 import grpc  # type: ignore[import-untyped]
 
@@ -134,24 +135,34 @@ def false_meld(hand: list[str]) -> list[str] | None:
     return None
 
 
-def grandchild_escape() -> None:
-    """Fork a child that forks a grandchild in a new session ignoring SIGTERM (a daemon)."""
+def daemon(run: Callable[[], object]) -> int:
+    """Fork a child that forks a grandchild in a new session, where ``run()`` runs (and then
+    the grandchild exits); the child exits at once. Returns the grandchild's pid."""
     read, write = os.pipe()
     if os.fork() == 0:
         os.setsid()
         pid = os.fork()
         if pid == 0:
-            signal.signal(signal.SIGTERM, signal.SIG_IGN)
             os.close(read)
             os.close(write)
-            time.sleep(1000)
+            run()
             os._exit(0)
         os.write(write, str(pid).encode())
         os._exit(0)
     os.close(write)
-    pid = int(os.read(read, 32))
+    pid = int(os.read(read, 32) or 0)
     os.close(read)
-    print(f"escaped pid {pid}", flush=True)
+    return pid
+
+
+def ignore_sigterm_and_sleep() -> None:
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    time.sleep(1000)
+
+
+def grandchild_escape() -> None:
+    """A daemon that ignores SIGTERM and sleeps."""
+    print(f"escaped pid {daemon(ignore_sigterm_and_sleep)}", flush=True)
 
 
 async def hostile(mode: str, call: object, request: pb.DecisionRequest, arg2: float) -> bool:
