@@ -68,6 +68,8 @@ from referee.results import MatchOutcome, MatchPlan, SeatInfo
 from referee.transport import wait_reply
 from referee.wire import ginrummy_pb2 as pb
 
+# Refused connections a match's log records; more are counted, not written.
+MAX_REJECTIONS_LOGGED = 100
 # After a stream breaks, how long to wait for the process to exit before calling it a
 # disconnect rather than a crash.
 CRASH_PROBE = 0.5
@@ -153,6 +155,7 @@ class Session:
         self._move_ms = round(options.move_time * 1000)
         self.started = self._clock.time()
         self.outcome: MatchOutcome | None = None
+        self._rejected = 0
 
     # --- log ----------------------------------------------------------------------------------
 
@@ -185,6 +188,11 @@ class Session:
     def log_rejected(self, conn: Player | None, code: str, reason: str) -> None:
         if self.log.closed:
             return  # the match is over: a refused connection no longer concerns it
+        self._rejected += 1
+        if self._rejected > MAX_REJECTIONS_LOGGED:
+            return  # a bot knocking on its socket all match long must not grow the log
+        if self._rejected == MAX_REJECTIONS_LOGGED:
+            reason += f" (the last refusal this log records: at most {MAX_REJECTIONS_LOGGED})"
         seat = None if conn is None else self._seat_of[id(conn)].index
         self.log.write(
             "connection_rejected", seat=seat, code=code, rule=CONDUCT_RULE, reason=reason

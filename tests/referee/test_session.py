@@ -27,7 +27,7 @@ from referee.faults import CONDUCT_RULE, Fault, FaultKind
 from referee.link import Player
 from referee.options import RefereeOptions
 from referee.results import MatchOutcome, MatchPlan
-from referee.session import CRASH_PROBE, OnSend, Session
+from referee.session import CRASH_PROBE, MAX_REJECTIONS_LOGGED, OnSend, Session
 from referee.transport import InvalidMessage, parse_bot_message
 from referee.wire import ginrummy_pb2 as pb
 from tests.referee.fakes import (
@@ -775,3 +775,21 @@ async def test_a_fault_of_each_seat_during_one_decision_makes_both_forfeit(
         result = link.sent[-1].match_end.result
         assert not result.HasField("winner")
         assert result.forfeit.both_seats and result.forfeit.seat == -1
+
+
+@in_loop
+async def test_refused_connections_fill_the_log_only_so_far(tmp_path: Path) -> None:
+    """A bot knocking on its socket all match long with wrong tokens: the first refusals are
+    recorded, the last of them saying so, and no more."""
+    bots = make_bots(tmp_path)
+    plan = MatchPlan("m1", 1, SEED, (0, 1), tmp_path / "m1.jsonl")
+    session = Session(plan, RULES, bots.players, OPTIONS, 1, clock=bots.clock)
+    session.write_header()
+    for _ in range(MAX_REJECTIONS_LOGGED + 50):
+        session.log_rejected(bots.players[0], "UNAUTHENTICATED", "unknown seat token")
+    session.log.close()
+    rejected = of_type(plan.log_path, "connection_rejected")
+    assert len(rejected) == MAX_REJECTIONS_LOGGED
+    assert {r["seat"] for r in rejected} == {0}
+    assert "the last refusal this log records" in rejected[-1]["reason"]
+    assert "last refusal" not in rejected[-2]["reason"]
