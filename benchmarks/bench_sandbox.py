@@ -33,7 +33,8 @@ from referee.bots.confine import Confinement  # noqa: E402
 from referee.bots.limits import Limits  # noqa: E402
 from referee.bots.process import BotProcess  # noqa: E402
 from referee.bots.sandbox import SandboxMode, SandboxSettings  # noqa: E402
-from referee.bots.spec import BotSpec, bot_environment  # noqa: E402
+from referee.bots.spec import BotSpec  # noqa: E402
+from referee.series import launch  # noqa: E402
 from referee.server import RefereeServer  # noqa: E402
 from referee.wire import ginrummy_pb2 as pb  # noqa: E402
 from tournaments.config import parse_text  # noqa: E402
@@ -61,11 +62,9 @@ async def first_action(spec: BotSpec, confinement: Confinement, work: Path) -> f
     process = BotProcess(spec, work / "bot.log", Limits(), confinement)
     try:
         began = time.perf_counter()
-        socket = process.prepare()
-        if socket is not None:
-            await server.listen_unix(ticket, socket, process.uid)
-        address = process.address(server.address)
-        await process.start(bot_environment(address, ticket.token, 0, extra=spec.env))
+        await launch(process, ticket, server, 0)
+        if process.start_error is not None:
+            raise SystemExit(process.start_error)
         link = await asyncio.wait_for(ticket.connected, 60)
         replied: asyncio.Future[float] = asyncio.get_running_loop().create_future()
 

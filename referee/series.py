@@ -161,6 +161,21 @@ async def run_series_async(
     return SeriesOutcome(tuple(outcomes), tuple(p.bots_by_seat for p in plans))
 
 
+async def launch(process: BotProcess, ticket: SeatTicket, server: RefereeServer, seat: int) -> None:
+    """Start ``process`` for ``ticket``'s seat (``seat`` in its first match): its own socket and
+    listener when it is sandboxed, then the launch contract; failures go to
+    ``process.start_error``."""
+    try:
+        socket = process.prepare()
+        if socket is not None:
+            await server.listen_unix(ticket, socket, process.uid)
+    except ConfigError as exc:
+        process.start_error = f"cannot sandbox {process.spec.name}: {exc}"
+        return
+    address = process.address(server.address)
+    await process.start(bot_environment(address, ticket.token, seat, extra=process.spec.env))
+
+
 async def _launch_and_connect(
     bots: Sequence[_Bot],
     plan: MatchPlan,
@@ -178,21 +193,10 @@ async def _launch_and_connect(
 
         return report
 
-    address = server.address
     for bot in bots:
-        seat = plan.bots_by_seat.index(bot.player.index)
         bot.ticket.on_rejected = on_rejected(bot.player)
-        try:
-            socket = bot.process.prepare()
-            if socket is not None:
-                await server.listen_unix(bot.ticket, socket, bot.process.uid)
-        except ConfigError as exc:
-            bot.process.start_error = f"cannot sandbox {bot.spec.name}: {exc}"
-            continue
-        env = bot_environment(
-            bot.process.address(address), bot.ticket.token, seat, extra=bot.spec.env
-        )
-        await bot.process.start(env)
+        seat = plan.bots_by_seat.index(bot.player.index)
+        await launch(bot.process, bot.ticket, server, seat)
 
     async def connect(bot: _Bot) -> None:
         conn, proc, ticket = bot.player, bot.process, bot.ticket

@@ -26,12 +26,13 @@ from typing import Any
 from referee.bots.confine import Confinement
 from referee.bots.process import BotProcess
 from referee.bots.sandbox import SandboxSettings
-from referee.bots.spec import BotSpec, bot_environment
+from referee.bots.spec import BotSpec
 from referee.convert import EventEncoder, action_from_pb, rules_pb
 from referee.engine.actions import Action
 from referee.engine.observation import observe
 from referee.errors import GinRefError, IllegalActionError, MalformedActionError
 from referee.requests import decision_request_pb, hand_start_pb
+from referee.series import launch
 from referee.server import RefereeServer
 from referee.text import safe_lines
 from referee.timeline import Step, Timeline, request_observation
@@ -182,11 +183,7 @@ async def ask_async(
     link: BotLink | None = None
     try:
         launched = time.monotonic()
-        socket = proc.prepare()
-        if socket is not None:
-            await server.listen_unix(ticket, socket, proc.uid)
-        address = proc.address(server.address)
-        await proc.start(bot_environment(address, ticket.token, seat, extra=bot.env))
+        await launch(proc, ticket, server, seat)
         if proc.start_error is not None:
             raise AskError(proc.start_error)
         waiting: set[asyncio.Future[Any]] = {ticket.connected, proc.exited}

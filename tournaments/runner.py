@@ -134,11 +134,6 @@ class TournamentRunner:
         """Close the journal."""
         self.journal.close()
 
-    def protected(self) -> list[Path]:
-        """What no bot may see: this tournament's directory and its file."""
-        source = Path(self.config.source)
-        return [self.directory, *([source] if source.is_file() else [])]
-
     def _tally(self, record: MatchRecord) -> None:
         for seat, bot in enumerate(record.seats):
             self.games[bot] += 1
