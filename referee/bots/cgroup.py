@@ -309,15 +309,14 @@ class BotCgroup:
         deadline = loop.time() + KILL_TIMEOUT
         freezer = self.dirs.get("freezer")
         while True:
-            if self.v2 is not None and _write(self.v2 / "cgroup.kill", "1"):
-                pass
-            elif freezer is not None:
-                # Frozen, a bot cannot fork faster than it is killed.
-                _write(freezer / "freezer.state", "FROZEN")
+            # cgroup.kill (v2) kills the whole group at once; else every pid by hand, frozen
+            # where there is a freezer, so that a bot cannot fork faster than it is killed.
+            if self.v2 is None or not _write(self.v2 / "cgroup.kill", "1"):
+                if freezer is not None:
+                    _write(freezer / "freezer.state", "FROZEN")
                 self.signal_all(signal.SIGKILL)
-                _write(freezer / "freezer.state", "THAWED")
-            else:
-                self.signal_all(signal.SIGKILL)
+                if freezer is not None:
+                    _write(freezer / "freezer.state", "THAWED")
             if not self.pids():
                 return True
             if loop.time() > deadline:
