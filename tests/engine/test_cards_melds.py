@@ -327,7 +327,7 @@ def test_defender_optimum_examples(knocker: str, defender: str, deadwood: int) -
 
 
 def test_best_discard_arrangement_for_eleven_cards() -> None:
-    # The tie example: OpenSpiel says 11; the best discard leaves 10.
+    # A tie case: OpenSpiel says 11; the best discard leaves 10.
     hand = mask_of(parse_cards("5S 6S 7S 2C 5C 7C AD 2H 5H 6H 7H"))
     discard, arrangement = best_discard_arrangement(hand)
     assert hand >> discard & 1

@@ -6,7 +6,7 @@ generates code from ``proto/`` and builds a greedy bot (a port of the greedy v1 
 in ``sample_bots/greedy_bot.py``) and a random bot. A toolchain that cannot be installed or a
 build that fails makes these tests fail, never skip.
 
-- **Parity** (the issue's test): under every profile and two variants, on the same seeds,
+- **Parity**: under every profile and two variants, on the same seeds,
   greedy-Python against greedy-X plays move for move the same series as greedy-Python against
   greedy-Python, so the replay logs are equal up to bot names and timings. The seats alternate,
   so each port plays both seats.
