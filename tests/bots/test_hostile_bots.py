@@ -236,7 +236,7 @@ defender_play = "declared"
 [time]
 move_time = 10.0
 bank = 0.0
-connect_timeout = 5.0
+connect_timeout = 20.0   # far above a sandboxed bot's start on a busy machine
 [faults]
 exit_grace = 0.5
 kill_grace = 0.5

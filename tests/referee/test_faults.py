@@ -44,12 +44,14 @@ def told(outcome: Any, seat: int) -> str:
 
 
 def test_missed_deadline_without_bank(tmp_path: Path, pidfile: Path) -> None:
+    # Both seats have 5 s a decision, far more than the good bot needs on a busy machine; the
+    # hanging bot never answers, so its fault comes at 5 s, however fast the machine.
     options = RefereeOptions(
-        move_time=0.3, bank=0, connect_timeout=15, exit_grace=0.5, kill_grace=0.5
+        move_time=5.0, bank=0, connect_timeout=60, exit_grace=0.5, kill_grace=0.5
     )
     sent: list[tuple[int, Any]] = []
     outcome = run_match(
-        bot("slow", 2.0),
+        bot("slow", 3600),
         bot(),
         Rules.profile("standard"),
         11,
@@ -59,8 +61,8 @@ def test_missed_deadline_without_bank(tmp_path: Path, pidfile: Path) -> None:
     )
     assert_forfeit(outcome, 0, FaultKind.DEADLINE_MISSED)
     (record,) = of_type(outcome.log_path, "fault")
-    assert 300 <= record["think_ms"] < 1500
-    # The sleeping bot is told, though it is killed before it reads it.
+    assert record["think_ms"] >= 5000
+    # The hanging bot is told, though it is killed before it reads it.
     faults = [m.fault for seat, m in sent if seat == 0 and m.WhichOneof("kind") == "fault"]
     assert [(f.kind, f.rule, f.retry) for f in faults] == [
         (pb.FAULT_KIND_DEADLINE_MISSED, "R11.5", False)
@@ -100,10 +102,11 @@ def test_disconnect_mid_match(tmp_path: Path, pidfile: Path) -> None:
 
 
 def test_never_connecting(tmp_path: Path, pidfile: Path) -> None:
-    options = RefereeOptions(connect_timeout=2.0, exit_grace=0.2, kill_grace=0.5)
+    # The good bot needs well under 10 s to connect, even on a busy machine.
+    options = RefereeOptions(connect_timeout=10.0, exit_grace=0.2, kill_grace=0.5)
     outcome = play(tmp_path, bot(), bot("never"), options=options)
     assert_forfeit(outcome, 1, FaultKind.NOT_CONNECTED)
-    assert "did not connect within 2 s" in outcome.result.forfeit_reason
+    assert "did not connect within 10 s" in outcome.result.forfeit_reason
     assert outcome.hand_results == ()
 
 
@@ -145,8 +148,9 @@ def test_children_of_a_bot_are_gone_after_the_match(tmp_path: Path, pidfile: Pat
     assert outcome.forfeit is None
     line = next(x for x in told(outcome, 0).splitlines() if x.startswith("child pid"))
     child = int(line.split()[-1])
-    # The child got SIGKILL with its group; give the kernel a moment to finish it.
-    until = time.monotonic() + 2.0
+    # The child got SIGKILL with its group; give the kernel a moment to finish it (a bound far
+    # from what it needs: the loop ends as soon as the child is gone).
+    until = time.monotonic() + 60.0
     while alive(child) and time.monotonic() < until:
         time.sleep(0.01)
     assert not alive(child)

@@ -335,7 +335,7 @@ REFUSALS = {
     max_examples=150,
     deadline=None,
     database=None,
-    suppress_health_check=[HealthCheck.function_scoped_fixture],
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
 )
 @given(first=firsts)
 def test_any_first_message_is_refused_with_a_clean_status(

@@ -528,7 +528,9 @@ _FIELD: st.SearchStrategy[Any] = st.sampled_from(
 
 
 @settings(
-    max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+    max_examples=300,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
 )
 @given(data=st.data())
 def test_verify_never_crashes_on_a_tampered_field(

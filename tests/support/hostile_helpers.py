@@ -80,7 +80,7 @@ class Resources:
         )
 
 
-def assert_nothing_left(before: Resources, marker: str, settle: float = 5.0) -> None:
+def assert_nothing_left(before: Resources, marker: str, settle: float = 60.0) -> None:
     """No process of the test's bots is alive (found by the marker in their environment when
     they run unsandboxed, by their uid when sandboxed), and the referee holds no more file
     descriptors or threads than ``before``.
