@@ -253,6 +253,8 @@ PROFILES: dict[str, dict[str, Any]] = {
         "scope": "single_hand",
         "first_dealer": "seat1",
         "discard_taken_card": "allowed",
+        # OpenSpiel's defender lays off and melds as it chooses (R6.6).
+        "defender_play": "declared",
         "undercut_on_tie": False,
         "wall_rule": "fiftieth_card_gamecolony",
         "max_discard_draws": 50,

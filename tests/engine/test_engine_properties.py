@@ -938,6 +938,7 @@ def test_single_hand_scope_ends_as_single_hand_even_past_the_target() -> None:
         match = Match(rules, 0, decks=[_gin_deck()], first_dealer=1)
         match.apply(DrawDiscard())  # seat 0 takes the upcard K♠ ...
         match.apply(Knock(51))  # ... and turns it face down: gin
+        match.apply(match.legal_actions()[0])  # the defender declares its melds (R6.6)
         (hand,) = match.hand_results
         assert hand.outcome is HandOutcome.GIN and hand.points == 123
         assert match.result is not None
