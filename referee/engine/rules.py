@@ -1,4 +1,4 @@
-"""Rule parameters (RULES.md §12.1) and the named profiles (§12.2).
+"""Rule parameters (docs/rules.md §12.1) and the named profiles (§12.2).
 
 A :class:`Rules` value holds every parameter; :meth:`Rules.profile` builds one from a profile name
 and overrides given by name, and every construction path goes through :meth:`Rules.validate`, so

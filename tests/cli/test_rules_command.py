@@ -111,7 +111,8 @@ def test_rules_with_a_name_like_nothing_points_to_the_list() -> None:
         ),
         (
             ("--set", "defender_play=declare"),
-            "is not one of: auto_optimal, declared, auto_greedy; did you mean declared?",
+            "defender_play = 'declare' is not one of: auto_optimal, declared, auto_greedy; "
+            "did you mean declared?",
         ),
     ],
 )
@@ -124,7 +125,11 @@ def test_match_options_suggest_the_nearest_name(args: tuple[str, ...], expected:
     [
         (("--profile", "pagatt"), "unknown profile 'pagatt'; did you mean pagat?"),
         (("--set", "targt=50"), "unknown rule parameter 'targt'; did you mean target?"),
-        (("--set", "shutout=total"), "did you mean total_doubled?"),
+        (
+            ("--set", "shutout=total"),
+            "shutout = 'total' is not one of: none, game_bonus_doubled, "
+            "total_doubled, hand_points_doubled; did you mean total_doubled?",
+        ),
     ],
 )
 def test_tournament_options_suggest_the_nearest_name(

@@ -1,4 +1,4 @@
-"""The worked examples E1-E20 of RULES.md §14, one scenario each.
+"""The worked examples E1-E20 of docs/rules.md §14, one scenario each.
 
 Seat 0 deals every first hand here, so seat 1 is the non-dealer: it takes or passes the upcard
 first and, in most scenarios, knocks after drawing from the stock (see ``tests/scenario.py``).
