@@ -265,8 +265,9 @@ PARAMETER_DOCS: dict[str, ParameterDoc] = {
                 ("none", "no cap"),
                 (
                     "1 or more",
-                    "the hand ends dead at once when a player makes this many draws from the "
-                    "discard pile (the upcard offer and the wall are not counted)",
+                    "the hand ends dead at once when its draws from the discard pile, both "
+                    "players' together, reach this number (the upcard offer and the wall are not "
+                    "counted)",
                 ),
             ),
         ),
