@@ -18,6 +18,7 @@ from typing import Any, TypeVar
 
 import click
 
+from ginref.rules_command import rules_command
 from referee.bots.confine import Confinement
 from referee.bots.limits import LIMIT_KEYS, Limits
 from referee.bots.sandbox import SANDBOX_MODES, SandboxSettings
@@ -587,6 +588,8 @@ def verify_command(paths: tuple[str, ...], verbose: bool) -> None:
     if failed:
         sys.exit(1)
 
+
+main.add_command(rules_command)
 
 if __name__ == "__main__":  # pragma: no cover
     main()

@@ -125,7 +125,7 @@ def phase_pb(phase: Phase) -> pb.Phase:
 
 
 def param_text(value: object) -> str:
-    """A rule parameter spelled as RULES.md §12.1 does: words, on/off, none, integers."""
+    """A rule parameter spelled as docs/rules.md §12.1 does: words, on/off, none, integers."""
     if isinstance(value, bool):
         return "on" if value else "off"
     if value is None:

@@ -1,4 +1,5 @@
-"""Bot faults (RULES.md R11.5) as data: what went wrong, which rule it breaks, whether to retry.
+"""Bot faults (R11.5 in docs/rules.md) as data: what went wrong, which rule it breaks, whether to
+retry.
 
 A fault is never raised out of the referee; the match runner records it in the replay log and in
 the match result, and the default policy makes the faulty seat forfeit (:meth:`Match.forfeit`).

@@ -14,7 +14,7 @@ Notation.
   e.g. wire card ``"TD"`` = 1 * 13 + 9 = 22, ``"KS"`` = 51.
 - value(c) = deadwood value of card c: A = 1, 2..10 = pips, J Q K = 10 (R1.3).
 - dw(cards) = the exact minimum deadwood of a collection of cards: the least total value of the
-  cards left unmelded over every choice of pairwise-disjoint sets and runs (R1.4-R1.8; RULES.md
+  cards left unmelded over every choice of pairwise-disjoint sets and runs (R1.4-R1.8; docs/rules.md
   Appendix A.1). A fully melded collection has dw = 0.
 - H = ``observation.hand``; L = ``legal_actions``; ``X - c``: X without card c; ``X + c``: X
   with card c.

@@ -29,7 +29,13 @@ from referee.bots.sandbox import (
     Transport,
 )
 from referee.bots.spec import BotSpec
-from referee.engine.rules import PROFILES, Rules, parse_assignments
+from referee.engine.rules import (
+    PARAMETERS,
+    PROFILES,
+    Rules,
+    parse_assignments,
+    unknown_profile_message,
+)
 from referee.errors import ConfigError, GinRefError
 from referee.options import (
     DEFAULT_BANK,
@@ -319,12 +325,14 @@ def parse_text(text: str, source: str = "<text>", base: Path | None = None) -> T
 
     if "rules" in data:
         rules = r.get(data, "rules", dict, (), "a table")
+        for key in rules:
+            if key in PARAMETERS:
+                raise r.error(("rules", key), f"a rule parameter goes in [rules.set]: {key} = ...")
         r.check_keys(rules, ("profile", "set"), ("rules",))
         if "profile" in rules:
             value = r.get(rules, "profile", str, ("rules",), "a profile name")
             if value not in PROFILES:
-                known = ", ".join(PROFILES)
-                raise r.error(("rules", "profile"), f"unknown profile {value!r} (known: {known})")
+                raise r.error(("rules", "profile"), unknown_profile_message(value))
             fields["profile"] = value
         if "set" in rules:
             table = r.get(rules, "set", dict, ("rules",), "a table of rule parameters")

@@ -1,4 +1,4 @@
-"""ginref's rules engine: pure, deterministic Gin Rummy rules (rules R1 to R12), no I/O.
+"""ginref's rules engine: pure, deterministic Gin Rummy rules (rules R1 to R11), no I/O.
 
 Standard library only: no grpc, asyncio, subprocess, sqlite3, click, and no file or process
 I/O (tests/engine/test_purity.py imports and plays it in a fresh interpreter under an audit

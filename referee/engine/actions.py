@@ -1,4 +1,4 @@
-"""The decisions a player can make (RULES.md R2.2, R3-R7), as small immutable values.
+"""The decisions a player can make (docs/rules.md R2.2, R3-R7), as small immutable values.
 
 An action is what a player says; whether it is legal is the engine's business
 (:meth:`referee.engine.match.Match.legal_actions`). Melds inside actions are plain tuples of

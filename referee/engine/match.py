@@ -1,4 +1,4 @@
-"""The match as a state machine (RULES.md §2-§9): one place where state changes.
+"""The match as a state machine (docs/rules.md §2-§9): one place where state changes.
 
 :class:`Match` holds the whole truth: every hand's deck, both hands, the stock, the scores. Its
 :meth:`Match.legal_actions` and :meth:`Match.apply` are built from the same per-phase option sets
@@ -8,7 +8,7 @@ names the rule) leaves the state unchanged. What a seat may see is built by
 :func:`referee.engine.observation.observe` alone; how a hand is dealt is in
 :mod:`referee.engine.hand`, and how it scores in :mod:`referee.engine.scoring`.
 
-Two places take an action in two steps where RULES.md speaks of one atomic "take and knock"
+Two places take an action in two steps where docs/rules.md speaks of one atomic "take and knock"
 (R4.3 ``allowed_gra``, R7.3, R7.4): taking the card is legal only when a legal knock with it exists,
 and once it is taken the same player's only legal actions are knocks, so the pair can never be
 split and the outcome is the same.

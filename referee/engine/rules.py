@@ -1,4 +1,4 @@
-"""Rule parameters (RULES.md §12.1) and the named profiles (§12.2).
+"""Rule parameters (docs/rules.md §12.1) and the named profiles (§12.2).
 
 A :class:`Rules` value holds every parameter; :meth:`Rules.profile` builds one from a profile name
 and overrides given by name, and every construction path goes through :meth:`Rules.validate`, so
@@ -8,6 +8,7 @@ an invalid combination (e.g. ``eleven_card`` with Oklahoma) can never reach the 
 from __future__ import annotations
 
 import dataclasses
+import difflib
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal, get_args
@@ -102,7 +103,7 @@ class Rules:
     def profile(name: str = "standard", **overrides: Any) -> Rules:
         """The named profile with parameter overrides (values may be strings, as on a CLI)."""
         if name not in PROFILES:
-            raise RulesError(f"unknown profile {name!r} (known: {', '.join(PROFILES)})")
+            raise RulesError(unknown_profile_message(name))
         base = Rules(profile_name=name, **PROFILES[name])
         return base.with_overrides(overrides) if overrides else base.validate()
 
@@ -112,7 +113,7 @@ class Rules:
         for key, raw in overrides.items():
             name = key.replace("-", "_")
             if name not in PARAMETERS:
-                raise RulesError(f"unknown rule parameter {key!r} (known: {', '.join(PARAMETERS)})")
+                raise RulesError(unknown_parameter_message(key))
             changes[name] = coerce(name, raw)
         return dataclasses.replace(self, **changes).validate()
 
@@ -174,11 +175,13 @@ class Rules:
         """Inverse of :meth:`to_dict`; unknown keys are an error."""
         data = dict(data)
         name = data.pop("profile_name", "standard")
-        unknown = set(data) - set(PARAMETERS)
+        unknown = sorted(set(data) - set(PARAMETERS))
         if unknown:
-            raise RulesError(f"unknown rule parameter(s): {', '.join(sorted(unknown))}")
+            raise RulesError(unknown_parameter_message(unknown[0]))
         if not isinstance(name, str):
             raise RulesError(f"profile_name must be a string, not {name!r}")
+        if name not in PROFILES:
+            raise RulesError(unknown_profile_message(name))
         return dataclasses.replace(
             Rules(profile_name=name), **{k: coerce(k, v) for k, v in data.items()}
         ).validate()
@@ -218,9 +221,37 @@ def coerce(name: str, raw: Any) -> Any:
     if name in CHOICES:
         text = str(raw).strip().lower().replace("-", "_")
         if text not in CHOICES[name]:
-            raise RulesError(f"{name} = {raw!r} is not one of: {', '.join(CHOICES[name])}")
+            raise RulesError(
+                f"{name} = {raw!r} is not one of: {', '.join(CHOICES[name])}"
+                + did_you_mean(text, CHOICES[name])
+            )
         return text
-    raise RulesError(f"unknown rule parameter {name!r}")
+    raise RulesError(unknown_parameter_message(name))
+
+
+def did_you_mean(word: str, known: Iterable[str]) -> str:
+    """``"; did you mean X?"`` for the known name nearest to ``word``, or ``""`` if none is near."""
+    known = list(known)
+    key = word.strip().lower().replace("-", "_")
+    folded = {k.lower().replace("-", "_"): k for k in known}
+    found = difflib.get_close_matches(key, folded, n=1, cutoff=0.6)
+    if not found and key:
+        # A word cut short ("total" for total_doubled) is too unlike the whole for difflib.
+        found = [k for k in folded if key in k][:2]
+        found = found if len(found) == 1 else []
+    return f"; did you mean {folded[found[0]]}?" if found else ""
+
+
+def unknown_parameter_message(name: str) -> str:
+    """One line naming an unknown rule parameter, the likely one meant, and where to look."""
+    hint = did_you_mean(name, PARAMETERS) or " (`ginref rules` lists the parameters)"
+    return f"unknown rule parameter {name!r}{hint}"
+
+
+def unknown_profile_message(name: str) -> str:
+    """One line naming an unknown profile and the likely one meant, or the known ones."""
+    hint = did_you_mean(name, PROFILES) or f" (known: {', '.join(PROFILES)})"
+    return f"unknown profile {name!r}{hint}"
 
 
 def parse_assignments(items: Iterable[str]) -> dict[str, str]:
@@ -253,6 +284,8 @@ PROFILES: dict[str, dict[str, Any]] = {
         "scope": "single_hand",
         "first_dealer": "seat1",
         "discard_taken_card": "allowed",
+        # OpenSpiel's defender lays off and melds as it chooses (R6.6).
+        "defender_play": "declared",
         "undercut_on_tie": False,
         "wall_rule": "fiftieth_card_gamecolony",
         "max_discard_draws": 50,

@@ -5,7 +5,7 @@ seed and a list of choice indices; the indices pick legal actions one after the 
 is a random but exactly reproducible path through a match (STYLE.md lessons 2, 4, 5, 14).
 
 The meld and layoff properties compare ``referee.engine.melds`` with brute forces written here from
-RULES.md R1.4-R1.8 and R6.2-R6.6 alone; they use no referee code.
+docs/rules.md R1.4-R1.8 and R6.2-R6.6 alone; they use no referee code.
 """
 
 from __future__ import annotations
@@ -90,7 +90,7 @@ WALK = settings(
 )
 
 
-# --- Independent brute force (RULES.md R1.3-R1.8, R6.2-R6.6; no referee code) -----------------
+# --- Independent brute force (docs/rules.md R1.3-R1.8, R6.2-R6.6; no referee code) --------------
 
 
 def value(card: int) -> int:
@@ -938,6 +938,7 @@ def test_single_hand_scope_ends_as_single_hand_even_past_the_target() -> None:
         match = Match(rules, 0, decks=[_gin_deck()], first_dealer=1)
         match.apply(DrawDiscard())  # seat 0 takes the upcard K♠ ...
         match.apply(Knock(51))  # ... and turns it face down: gin
+        match.apply(match.legal_actions()[0])  # the defender declares its melds (R6.6)
         (hand,) = match.hand_results
         assert hand.outcome is HandOutcome.GIN and hand.points == 123
         assert match.result is not None

@@ -1,4 +1,4 @@
-"""The worked examples E1-E20 of RULES.md §14, one scenario each.
+"""The worked examples E1-E20 of docs/rules.md §14, one scenario each.
 
 Seat 0 deals every first hand here, so seat 1 is the non-dealer: it takes or passes the upcard
 first and, in most scenarios, knocks after drawing from the stock (see ``tests/scenario.py``).
@@ -8,7 +8,16 @@ from __future__ import annotations
 
 import pytest
 
-from referee.engine.actions import BigGin, DeclareDead, Discard, DrawDiscard, DrawStock, Knock, Pass
+from referee.engine.actions import (
+    BigGin,
+    DeclareDead,
+    DefenderPlay,
+    Discard,
+    DrawDiscard,
+    DrawStock,
+    Knock,
+    Pass,
+)
 from referee.engine.cards import card_str
 from referee.engine.outcomes import HandOutcome, Phase
 from referee.engine.rules import Rules
@@ -18,6 +27,7 @@ from tests.support.scenario import (
     DEALER,
     NON_DEALER,
     card,
+    cards,
     churn_until_stock,
     deck,
     knock_after_stock_draw,
@@ -444,6 +454,35 @@ def test_e13_optimal_versus_greedy_layoffs(profile: str, points: int) -> None:
     )
     assert result.knocker_deadwood == 5
     assert (result.outcome, result.points) == (HandOutcome.KNOCK, points)
+
+
+E13_KNOCKER = "7C 7D 7S 8H 9H TH 2C 3C 4C 5S"
+E13_DEFENDER = "7H 6H KC KD KH 9S 4D 3H JD AS"
+
+
+@pytest.mark.parametrize(
+    ("layoffs", "deadwood", "points"),
+    [
+        ("7H 6H", 27, 22),  # the optimum: 7♥ then 6♥ on 8♥9♥10♥
+        ("7H", 33, 28),  # 7♥ alone (it fits the sevens too); 6♥ stays deadwood
+        ("", 40, 35),  # nothing laid off
+    ],
+)
+def test_e13_openspiel_defender_is_scored_on_its_declared_layoffs(
+    layoffs: str, deadwood: int, points: int
+) -> None:
+    """R6.6 declared (the openspiel profile): the declaration counts, even below the optimum."""
+    m = match("openspiel", deck(E13_KNOCKER, E13_DEFENDER, "2D", "QS"))
+    play(m, Pass(), Pass(), DrawStock(), Knock(card("QS")))
+    assert m.phase is Phase.DEFENDER and m.to_act == DEALER
+    (proposal,) = m.legal_actions()  # the referee proposes the optimum
+    assert isinstance(proposal, DefenderPlay)
+    assert sorted(card_str(c) for c in proposal.layoffs) == ["6H", "7H"]
+    m.apply(DefenderPlay(melds("KC KD KH"), tuple(cards(layoffs))))
+    result = m.hand_results[-1]
+    assert result.defender_deadwood == deadwood
+    assert (result.outcome, result.winner, result.points) == (HandOutcome.KNOCK, NON_DEALER, points)
+    assert result.payoffs == (-points, points)  # zero-sum, seat 1 knocked
 
 
 # --- E14: first-turn take and knock --------------------------------------------------------------

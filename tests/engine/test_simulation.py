@@ -1,6 +1,6 @@
 """Random simulation: thousands of complete hands, invariants checked at every step.
 
-Every profile of RULES.md §12.2 is played alone and with each variant override below. Two
+Every profile of docs/rules.md §12.2 is played alone and with each variant override below. Two
 policies share the work: ``uniform`` picks a legal action uniformly (most such hands run into the
 wall of §7), and ``eager`` knocks whenever it may and otherwise usually draws and discards to
 lower its deadwood (so hands are scored and matches reach their target). Every match has its own

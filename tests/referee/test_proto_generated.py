@@ -315,7 +315,7 @@ def test_every_declaration_has_a_leading_comment() -> None:
 
 
 def _decision_request() -> pb.DecisionRequest:
-    """Seat 1 after drawing KS, able to knock (RULES.md example E1)."""
+    """Seat 1 after drawing KS, able to knock (docs/rules.md example E1)."""
     obs = pb.Observation(
         seat=1,
         phase=pb.PHASE_DISCARD,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from referee.engine.actions import Action, Discard, DrawStock, Knock, Pass
+from referee.engine.actions import Action, DefenderPlay, Discard, DrawStock, Knock, Pass
 from referee.engine.cards import Card, parse_cards
 from referee.engine.match import Match
 from referee.engine.outcomes import HandResult, Phase
@@ -68,11 +68,20 @@ def knock_after_stock_draw(
     *,
     upcard: str = "6D",
     arrangement: tuple[tuple[Card, ...], ...] | None = None,
+    defence: DefenderPlay | None = None,
     **overrides: object,
 ) -> HandResult:
-    """Both players pass the upcard; the non-dealer (the knocker) draws ``draw`` and knocks."""
+    """Both players pass the upcard; the non-dealer (the knocker) draws ``draw`` and knocks.
+
+    Under ``defender_play = declared`` the defender then declares ``defence``, or by default the
+    play the referee proposes (the optimum of R6.6).
+    """
     m = match(profile, deck(knocker, defender, upcard, draw), **overrides)
     play(m, Pass(), Pass(), DrawStock(), Knock(card(discard), arrangement))
+    if m.phase is Phase.DEFENDER:
+        m.apply(defence if defence is not None else m.legal_actions()[0])
+    else:
+        assert defence is None, "a defence was given but the rules do not ask for one"
     return m.hand_results[-1]
 
 
