@@ -20,6 +20,7 @@ import click
 
 from ginref.confine import confine
 from ginref.replay_commands import replay_command, verify_command
+from ginref.report_command import report_command, write_report
 from referee.bots.limits import LIMIT_KEYS, Limits
 from referee.bots.sandbox import SANDBOX_MODES, SandboxSettings
 from referee.bots.spec import BotSpec
@@ -307,7 +308,8 @@ def tournament_command(
     round robin of the sample bots. Options override the file. Every finished match is
     committed to DIR/journal.sqlite at once: Ctrl-C stops cleanly, and running the same command
     again resumes where it stopped. Standings go to DIR/standings.csv, crosstable.csv and
-    standings.json.
+    standings.json, and a web page of it all to DIR/report.html (with a replay page of each
+    match in DIR/replays/).
     """
     try:
         config = load_file(file) if file else load_default()
@@ -349,6 +351,7 @@ def tournament_command(
         )
         standings = journal_standings(runner.journal)
         written = write_standings(runner.directory, standings)
+        written.append(write_report(runner.directory)[0])
     except GinRefError as exc:
         raise click.ClickException(str(exc)) from None
     finally:
@@ -385,6 +388,7 @@ def standings_command(directory: str, fmt: str) -> None:
 
 main.add_command(replay_command)
 main.add_command(verify_command)
+main.add_command(report_command)
 
 
 if __name__ == "__main__":  # pragma: no cover
