@@ -1,4 +1,5 @@
-"""The replay log: one JSON Lines file per match (docs/replay-log.md, docs/replay-log.schema.json).
+"""The replay log: one JSON Lines file per match (docs/replay-log.md; its JSON Schema,
+``referee/replay-log.schema.json``, ships with the package: :func:`load_schema`).
 
 - :class:`ReplayLogWriter` writes a record per line and flushes after each, so a crash of the
   referee loses at most the record in flight.
@@ -20,6 +21,8 @@ import json
 import os
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from functools import cache
+from importlib import resources
 from pathlib import Path
 from typing import IO, Any
 
@@ -32,6 +35,7 @@ from referee.version import REFEREE_VERSION
 
 FORMAT = "ginref-replay"
 VERSION = 1
+SCHEMA_FILE = "replay-log.schema.json"  # package data of ``referee``
 
 # One encoder for every line: json.dumps with options builds a new encoder per call.
 _ENCODE = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False).encode
@@ -203,6 +207,14 @@ class ReplayLogWriter:
 # --- reading ----------------------------------------------------------------------------------
 
 
+@cache
+def load_schema() -> dict[str, Any]:
+    """The log's JSON Schema (draft 2020-12), as installed with the package."""
+    text = resources.files("referee").joinpath(SCHEMA_FILE).read_text(encoding="utf-8")
+    schema: dict[str, Any] = json.loads(text)
+    return schema
+
+
 class ReplayError(GinRefError, ValueError):
     """A replay log that cannot be read or replayed; names the file and the line."""
 
@@ -308,6 +320,9 @@ class ReplayLog:
 
     records: list[tuple[int, dict[str, Any]]] = field(default_factory=list)
     problems: list[tuple[int, str]] = field(default_factory=list)
+    # The line cut short (the file ends without its newline: the referee was stopped while
+    # writing it); the log is read up to the line before.
+    truncated: int | None = None
 
     @property
     def header(self) -> dict[str, Any] | None:
@@ -395,13 +410,35 @@ def read_text_log(path: str | os.PathLike[str]) -> ReplayLog:
     except UnicodeDecodeError as exc:
         line = data.count(b"\n", 0, exc.start) + 1
         raise ReplayError(path, line, "not UTF-8 text: this is not a ginref replay log") from None
+    cut: int | None = None
+    if "\n" in text and not text.endswith("\n"):
+        # The writer ends every record with a newline in the same write: without one, the
+        # last line was cut short. Whatever it holds is not a whole record. (A file of one
+        # line without a newline is judged by what that line holds.)
+        cut = text.count("\n") + 1
+        text = text[: text.rfind("\n") + 1]
     try:
-        return read_log(io.StringIO(text))
+        log = read_log(io.StringIO(text))
     except Exception as exc:  # e.g. RecursionError: JSON nested too deep for json.loads
         lines = text.split("\n")
         number = next((n for n, t in enumerate(lines, start=1) if not _readable(t)), 1)
         why = f"{type(exc).__name__}: {exc}"
         raise ReplayError(path, number, f"not a valid ginref record ({why})") from None
+    log.truncated = cut
+    return log
+
+
+TRUNCATED = "the log is truncated: this line is cut short (the referee stopped while writing it)"
+
+
+def truncation_warning(path: str | os.PathLike[str], log: ReplayLog) -> str | None:
+    """One line saying that the log's last line is cut short and what is shown, or None."""
+    if log.truncated is None:
+        return None
+    return (
+        f"{os.fspath(path)}: line {log.truncated} is cut short (the referee stopped while "
+        f"writing it); shown up to line {log.truncated - 1}, its last complete line"
+    )
 
 
 def _readable(line: str) -> bool:

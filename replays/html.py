@@ -21,7 +21,8 @@ from typing import Any
 from referee.engine.cards import Card, card_str, sort_key
 from referee.engine.hand import Hand
 from referee.engine.outcomes import HandOutcome, HandResult
-from referee.timeline import Step, Timeline
+from referee.timeline import Step, Timeline, seat_observation
+from replays.breakdown import result_lines
 from replays.view import (
     GUTTER,
     PLAIN,
@@ -79,6 +80,26 @@ def _moved(step: Step, hand: Hand | None) -> str | None:
     return None
 
 
+def _hidden_from_other(step: Step) -> bool:
+    """Whether the record moved a card its seat's opponent did not see (a stock draw, a
+    face-down knock discard)."""
+    seat = step.seat
+    if step.kind != "decision" or seat is None or step.played is None:
+        return False
+    mine = step.played.events[step.events_from :]
+    seen = seat_observation(step, 1 - seat).events[step.events_from :]
+    return any(a.card is not None and b.card is None for a, b in zip(mine, seen, strict=False))
+
+
+def _lines(timeline: Timeline, step: Step, seat: int | None = None) -> list[str]:
+    lines = (
+        format_header(timeline, _TEXT)
+        if step.kind == "header"
+        else format_step(timeline, step, _TEXT, seat)
+    )
+    return [line[GUTTER:].rstrip() for line in lines if line.strip()]
+
+
 def replay_frames(timeline: Timeline) -> list[dict[str, Any]]:
     """One frame per record: what the table looks like just after it."""
     frames: list[dict[str, Any]] = []
@@ -92,13 +113,17 @@ def replay_frames(timeline: Timeline) -> list[dict[str, Any]]:
         if step.kind == "hand_result" and step.result is not None:
             showdown = _showdown(timeline, step.result)
         match = step.after
-        lines = (
-            format_header(timeline, _TEXT)
-            if step.kind == "header"
-            else format_step(timeline, step, _TEXT)
-        )
-        text = [line[GUTTER:].rstrip() for line in lines if line.strip()]
+        text = _lines(timeline, step)
+        # What the other seat was told of this record: the page shows it when the actor's
+        # cards are face down.
+        public = _lines(timeline, step, 1 - step.record["seat"]) if _hidden_from_other(step) else None  # noqa: E501
         games = [list(g) for g in match.board.game_points]
+        over = match.result is not None and step.kind == "match_result"
+        scores = list(match.result.final) if over and match.result is not None else match.scores
+        result = None
+        if over:
+            final = list(scores)
+            result = [text[0], *(result_lines(timeline, step.record, final))]
         frames.append(
             {
                 "line": step.line,
@@ -114,10 +139,12 @@ def replay_frames(timeline: Timeline) -> list[dict[str, Any]]:
                 "knockLimit": None if hand is None else hand.knock_limit,
                 "toAct": None if hand is None else hand.to_act,
                 "moved": _moved(step, hand),
-                "scores": list(match.scores),
+                "scores": list(scores),
                 "games": games,
-                "showdown": showdown if step.kind in ("hand_result", "match_result") else None,
-                "over": match.result is not None and step.kind == "match_result",
+                "showdown": showdown if step.kind == "hand_result" else None,
+                "result": result,
+                "over": over,
+                "public": public,
             }
         )
     return frames
@@ -130,17 +157,22 @@ def render_html(timeline: Timeline, *, hand: int | None = None) -> str:
     """
     header = timeline.header
     frames = replay_frames(timeline)
-    start = 0
-    if hand is not None:
-        start = next(
-            (i for i, f in enumerate(frames) if f["kind"] == "deal" and f["hand"] == hand), 0
-        )
+    # The page opens at the first deal (or hand ``hand``'s): the table, not the header.
+    first = hand if hand is not None else min(timeline.hands(), default=None)
+    start = next(
+        (i for i, f in enumerate(frames) if f["kind"] == "deal" and f["hand"] == first), 0
+    )
+    cut = timeline.log.truncated
     names = {r["seat"]: f"{r['name']} {r['version']}" for r in timeline.log.of_type("connected")}
     data = {
         "matchId": header["match_id"],
         "title": format_header(timeline, PLAIN)[0].strip().split("  ", 1)[-1],
         "seats": [{"label": timeline.label(s), "bot": names.get(s, "")} for s in (0, 1)],
         "complete": timeline.complete,
+        "warning": None
+        if cut is None
+        else f"line {cut} is cut short (the referee stopped while writing it): shown up to "
+        f"line {cut - 1}",
         "start": start,
         "frames": frames,
     }
@@ -222,6 +254,37 @@ PAGE = r"""<!DOCTYPE html>
   #slider { flex: 1; min-width: 160px; }
   #where { font-variant-numeric: tabular-nums; min-width: 150px; }
   .incomplete { color: var(--gold); }
+  #play { min-width: 84px; }
+  #result { background: #0c2014cc; border-radius: 12px; padding: 10px 12px; margin-top: 10px; }
+  #result[hidden] { display: none; }
+  #result h2 { font-size: 15px; margin: 0 0 6px; }
+  #result div { margin: 2px 0; }
+  .seat .score small { font-size: 11px; opacity: .75; margin-left: 4px; }
+  header h1, #event, #result, #showdown { overflow-wrap: anywhere; }
+  /* A phone held upright: one column, smaller cards that stay legible, nothing wider than
+     the screen. */
+  @media (max-width: 640px) {
+    body { font-size: 14px; }
+    main { grid-template-columns: minmax(0, 1fr); padding: 6px; gap: 8px; }
+    #table { padding: 8px; min-height: 0; border-radius: 12px; }
+    .card { width: 34px; height: 50px; border-radius: 5px; }
+    .card .corner { font-size: 13px; top: 2px; left: 3px; }
+    .card .corner.low { display: none; }
+    .card .pip { font-size: 17px; align-items: flex-end; padding-bottom: 4px; }
+    .card.back { border-width: 2px; }
+    .card.small { width: 30px; height: 44px; }
+    .card.small .corner { font-size: 12px; }
+    .card.small .pip { font-size: 14px; }
+    .cards { gap: 3px; min-height: 52px; }
+    #middle { flex-wrap: wrap; gap: 12px; margin: 10px 4px; }
+    #pile .card { margin-right: -20px; }
+    .melds { gap: 8px; }
+    aside { max-height: 40vh; }
+    #controls { gap: 6px; padding: 8px; }
+    #controls button { font-size: 14px; padding: 4px 8px; }
+    #slider { min-width: 0; flex-basis: 100%; }
+    #where { min-width: 0; }
+  }
 </style>
 </head>
 <body>
@@ -237,6 +300,7 @@ PAGE = r"""<!DOCTYPE html>
     <div class="seat" id="seat0"><div class="who"></div><div class="cards" id="hand0"></div></div>
     <div id="event"></div>
     <div id="showdown" hidden></div>
+    <div id="result" hidden></div>
   </section>
   <aside><ul id="events"></ul></aside>
 </main>
@@ -247,6 +311,12 @@ PAGE = r"""<!DOCTYPE html>
   <button id="next" title="Forward (Right arrow)">next &#x25B6;</button>
   <button id="nexthand" title="Next hand (Page Down)">hand &#x25B6;&#x25B6;</button>
   <button id="last" title="Last (End)">&#x25B6;|</button>
+  <button id="play" title="Play or pause (Space)">&#x25B6; play</button>
+  <label>speed <select id="speed" title="Events per second">
+    <option value="1">1/s</option><option value="2" selected>2/s</option>
+    <option value="5">5/s</option><option value="10">10/s</option>
+    <option value="30">30/s</option>
+  </select></label>
   <input type="range" id="slider" min="0" value="0">
   <span id="where"></span>
   <label><input type="checkbox" id="show0" checked> seat 0's cards</label>
@@ -292,7 +362,9 @@ function renderSeat(f, seat) {
   if (info.bot) who.append(el("span", "badge", info.bot));
   if (f.dealer === seat) who.append(el("span", "badge", "dealer"));
   if (f.toAct === seat && !f.over) who.append(el("span", "badge turn", "to act"));
-  who.append(el("span", "score", String(f.scores[seat])));
+  const score = el("span", "score", String(f.scores[seat]));
+  score.append(el("small", "", f.over ? "final" : "points"));
+  who.append(score);
   box.classList.toggle("to-act", f.toAct === seat && !f.over);
   const hand = document.getElementById("hand" + seat);
   hand.replaceChildren();
@@ -382,13 +454,32 @@ function renderShowdown(f) {
   for (const line of s.verdict) box.append(el("div", "verdict", line));
 }
 
+function renderResult(f) {
+  const box = document.getElementById("result");
+  box.replaceChildren();
+  box.hidden = !f.result;
+  if (!f.result) return;
+  box.append(el("h2", "", f.result[0]));
+  for (const line of f.result.slice(1)) box.append(el("div", "", line));
+}
+
+// A card only the actor saw (a stock draw, a face-down knock discard) is told as the other
+// seat was told it whenever the actor's cards are face down.
+function textOf(f) { return f.public && !shown(f.actor) ? f.public : f.text; }
+
 function renderEvents() {
   const list = document.getElementById("events");
   FRAMES.forEach((f, i) => {
     const item = el("li", f.kind);
-    item.append(el("span", "ln", String(f.line)), el("span", "", (f.text[0] || f.kind).trim()));
-    item.addEventListener("click", () => go(i));
+    item.append(el("span", "ln", String(f.line)), el("span", "what"));
+    item.addEventListener("click", () => { pause(); go(i); });
     list.append(item);
+  });
+}
+function eventTexts() {
+  const items = document.getElementById("events").children;
+  FRAMES.forEach((f, i) => {
+    items[i].querySelector(".what").textContent = (textOf(f)[0] || f.kind).trim();
   });
 }
 
@@ -398,15 +489,25 @@ function render() {
   renderSeat(f, 1);
   renderTable(f);
   renderShowdown(f);
-  // A showdown has a panel of its own: the event box gives its first line only.
-  const text = f.showdown && f.kind === "hand_result" ? f.text.slice(0, 1) : f.text;
+  renderResult(f);
+  eventTexts();
+  // A showdown or result has a panel of its own: the event box gives its first line only.
+  const text = f.showdown || f.result ? f.text.slice(0, 1) : textOf(f);
   document.getElementById("event").textContent = "Line " + f.line + ": " + text.join("\n");
   document.getElementById("slider").value = String(index);
   document.getElementById("where").textContent =
     "event " + (index + 1) + " of " + FRAMES.length + " \u00b7 line " + f.line;
   const items = document.getElementById("events").children;
   for (let i = 0; i < items.length; i++) items[i].classList.toggle("current", i === index);
-  if (items[index] && items[index].scrollIntoView) items[index].scrollIntoView({block: "nearest"});
+  // Scroll the event list only: scrollIntoView would scroll the page too.
+  const item = items[index], list = document.querySelector("aside");
+  if (item && list) {
+    const top = item.offsetTop - list.offsetTop;
+    if (top < list.scrollTop) list.scrollTop = top;
+    else if (top + item.offsetHeight > list.scrollTop + list.clientHeight) {
+      list.scrollTop = top + item.offsetHeight - list.clientHeight;
+    }
+  }
   document.body.dataset.line = String(f.line);
   const show = shown(0) && shown(1) ? "both" : shown(0) ? "0" : shown(1) ? "1" : "none";
   const hash = "#line=" + f.line + (show === "both" ? "" : "&show=" + show);
@@ -414,6 +515,26 @@ function render() {
 }
 
 function go(i) { index = Math.max(0, Math.min(FRAMES.length - 1, i)); render(); }
+
+let timer = null;
+function playing() { return timer !== null; }
+function showPlaying() {
+  document.getElementById("play").textContent = playing() ? "\u275A\u275A pause" : "\u25B6 play";
+  document.body.dataset.playing = playing() ? "yes" : "no";
+}
+function pause() { if (timer !== null) clearTimeout(timer); timer = null; showPlaying(); }
+function tick() {
+  if (index >= FRAMES.length - 1) { pause(); return; }
+  go(index + 1);
+  const speed = parseFloat(document.getElementById("speed").value);
+  timer = setTimeout(tick, 1000 / speed);
+}
+function play() {
+  if (playing()) return;
+  if (index >= FRAMES.length - 1) go(DATA.start);
+  timer = setTimeout(tick, 0);
+  showPlaying();
+}
 function handStart(from, step) {
   let i = from + step;
   while (i > 0 && i < FRAMES.length - 1 && FRAMES[i].kind !== "deal") i += step;
@@ -439,22 +560,30 @@ function readHash() {
 document.getElementById("title").textContent = DATA.title;
 document.getElementById("subtitle").textContent =
   "Seat 0: " + DATA.seats[0].label + " \u00b7 Seat 1: " + DATA.seats[1].label +
-  (DATA.complete ? "" : " \u00b7 incomplete log: the match was cut short");
+  (DATA.complete ? "" : " \u00b7 incomplete log: the match was cut short") +
+  (DATA.warning ? " \u00b7 " + DATA.warning : "");
 if (!DATA.complete) document.getElementById("subtitle").classList.add("incomplete");
 document.getElementById("slider").max = String(FRAMES.length - 1);
-document.getElementById("slider").addEventListener("input", e => go(parseInt(e.target.value, 10)));
-document.getElementById("first").onclick = () => go(0);
-document.getElementById("last").onclick = () => go(FRAMES.length - 1);
-document.getElementById("prev").onclick = () => go(index - 1);
-document.getElementById("next").onclick = () => go(index + 1);
-document.getElementById("prevhand").onclick = () => go(handStart(index, -1));
-document.getElementById("nexthand").onclick = () => go(handStart(index, 1));
+document.getElementById("slider").addEventListener("input", e => {
+  pause();
+  go(parseInt(e.target.value, 10));
+});
+document.getElementById("first").onclick = () => { pause(); go(0); };
+document.getElementById("last").onclick = () => { pause(); go(FRAMES.length - 1); };
+document.getElementById("prev").onclick = () => { pause(); go(index - 1); };
+document.getElementById("next").onclick = () => { pause(); go(index + 1); };
+document.getElementById("prevhand").onclick = () => { pause(); go(handStart(index, -1)); };
+document.getElementById("nexthand").onclick = () => { pause(); go(handStart(index, 1)); };
+document.getElementById("play").onclick = () => { if (playing()) pause(); else play(); };
 for (const seat of [0, 1]) document.getElementById("show" + seat).onchange = render;
 document.addEventListener("keydown", e => {
+  if (e.target.tagName === "INPUT" || e.target.tagName === "SELECT") return;
+  if (e.key === " ") { e.preventDefault(); if (playing()) pause(); else play(); return; }
   const keys = {ArrowRight: index + 1, ArrowLeft: index - 1, Home: 0, End: FRAMES.length - 1,
                 PageDown: handStart(index, 1), PageUp: handStart(index, -1)};
-  if (e.key in keys && e.target.tagName !== "INPUT") { e.preventDefault(); go(keys[e.key]); }
+  if (e.key in keys) { e.preventDefault(); pause(); go(keys[e.key]); }
 });
+showPlaying();
 window.addEventListener("hashchange", () => go(readHash()));
 renderEvents();
 go(readHash());

@@ -18,7 +18,9 @@ engine (:func:`referee.timeline.build_timeline`: the header's rules and seed, th
 - each hand result and the match result against the engine's, naming the first field that
   differs with both values; and that the log does not end before its match result;
 - the deal's commitment: the header's ``deal_commitment`` opened by the seed and the salt the
-  match result reveals (:mod:`referee.fairness`).
+  match result reveals (:mod:`referee.fairness`);
+- every line against the log's JSON Schema (:mod:`replays.schema`), and a last line cut short
+  (the log is truncated: never a pass).
 
 Problems are ``(line, message)`` pairs, line 0 meaning the end of the file.
 """
@@ -41,6 +43,7 @@ from referee.errors import CardError, GinRefError, IllegalActionError, ReplayLog
 from referee.fairness import opens
 from referee.faults import CONDUCT_RULE, FaultKind
 from referee.replay_log import (
+    TRUNCATED,
     ReplayError,
     ReplayLog,
     describe_problem,
@@ -49,6 +52,7 @@ from referee.replay_log import (
     read_text_log,
 )
 from referee.timeline import Step, Timeline, build_timeline, forfeit_seat_ok
+from replays.schema import schema_problems
 
 # Clock values are rounded to 0.001 ms in the log; the header's move time to 1 ms.
 CLOCK_TOLERANCE_MS = 1.0
@@ -61,6 +65,7 @@ _DECISION_FAULTS = frozenset(
     }
 )
 _RETRYABLE = frozenset(k.value for k in FaultKind if k.retryable)
+ENDS_EARLY = "the log ends before the match result"
 
 
 @dataclass(frozen=True, slots=True)
@@ -103,12 +108,18 @@ def check_file(path: str | os.PathLike[str]) -> LogCheck:
         return LogCheck(path, ((exc.line, exc.message),), {}, 0, "")
     kinds = {n: str(r["type"]) for n, r in log.records}
     last = max([0, *(n for n, _ in log.records), *(n for n, _ in log.problems)])
+    # A cut line is the log's last; "the log ends before the match result" then says no more.
+    cut = [] if log.truncated is None else [(log.truncated, TRUNCATED)]
+    last = max(last, log.truncated or 0)
     if log.problems:
         problems = [(n, describe_problem(log, n, m)) for n, m in log.problems]
         if log.header is None:  # a foreign file: its first line says it all
             problems = list(_ordered(problems)[:1])
-        return LogCheck(path, _ordered(problems), kinds, last, "")
+        return LogCheck(path, _ordered(problems + cut), kinds, last, "")
     problems, summary = check_log(log)
+    problems += schema_problems(log.records)
+    if cut:
+        problems = [p for p in problems if p != (0, ENDS_EARLY)] + cut
     return LogCheck(path, _ordered(problems), kinds, last, summary)
 
 
@@ -225,7 +236,7 @@ class _Checker:
                 self._phase(line, record, before)
             self.problems.append(stopped)
         elif not any(s.kind == "match_result" for s in self.timeline.steps):
-            self.problems.append((0, "the log ends before the match result"))
+            self.problems.append((0, ENDS_EARLY))
 
     def _phase(self, line: int, record: dict[str, Any], before: Match) -> None:
         if before.phase.value != record["phase"]:
@@ -482,7 +493,8 @@ def format_problem(check: LogCheck, problem: tuple[int, str]) -> str:
 def difference_warning(log: str, timeline: Timeline) -> str | None:
     """One line saying that the log does not re-adjudicate (the first difference), or None: a
     replay shows the engine's view, which such a log does not agree with."""
-    problems = timeline_problems(timeline)
+    # A log that stops early is shown with a note of its own (and a cut line with a warning).
+    problems = [p for p in timeline_problems(timeline) if p != (0, ENDS_EARLY)]
     if not problems:
         return None
     kinds = {n: str(r["type"]) for n, r in timeline.log.records}

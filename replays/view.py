@@ -36,6 +36,7 @@ from referee.engine.melds import min_deadwood
 from referee.engine.observation import Observation
 from referee.engine.outcomes import Event, HandOutcome, HandResult, Phase
 from referee.timeline import Step, Timeline, request_observation, seat_observation
+from replays.breakdown import result_lines
 
 if TYPE_CHECKING:
     from replays.ask import Answer as AskAnswer
@@ -450,7 +451,7 @@ def format_showdown(
                 notes += f", {result.extra_boxes} extra boxes"
             winner = seat_name(timeline, result.winner, you)
             lines.append(f"  {winner} wins {result.points} points ({how}{notes})")
-    lines.append(f"  score {_score(result.scores_after)}")
+    lines.append(f"  running score {_score(result.scores_after)} (hand points)")
     return lines
 
 
@@ -470,41 +471,26 @@ def _format_match_result(
 ) -> list[str]:
     r = step.record
     result = step.after.result
-    final = r["final"]
+    final = r["final"] if result is None else list(result.final)
+    winner = r["winner"] if result is None else result.winner
+    forfeit = r["termination"] == "forfeit"
+    if winner is None:
+        what = "no winner"
+    else:
+        what = f"{seat_name(timeline, winner, seat)} wins" + (" by forfeit" if forfeit else "")
     termination = {
         "target": "target reached",
         "single_hand": "one-hand match",
         "hollywood": "all three Hollywood games settled",
-        "forfeit": "forfeit",
-    }.get(r["termination"], r["termination"])
-    if result is not None:
-        final = list(result.final)
-    winner = r["winner"] if result is None else result.winner
-    what = "no winner" if winner is None else f"{seat_name(timeline, winner, seat)} wins"
-    text = (
-        f"══ Result: {what}, {_score(final)} ({termination}), margin {r['margin']}, "
-        f"{r['hands_played']} hands dealt"
-    )
+    }.get(r["termination"])
+    score = f"{_score(final)}" + (f" ({termination})" if termination else "")
+    if forfeit:
+        score = f"hand points {_score(final)} as they stood"
+    dealt = r["hands_played"]
+    hands = f"{dealt} hand{'' if dealt == 1 else 's'} dealt"
+    text = f"══ Result: {what}, {score}, margin {r['margin']}, {hands}"
     lines = ["", _gutter(step.line, style) + style.bold(text)]
-    forfeit = r.get("forfeit")
-    if isinstance(forfeit, dict):
-        who = (
-            "both seats"
-            if forfeit.get("seat") is None
-            else seat_name(timeline, forfeit["seat"], seat)
-        )
-        lines.append(
-            _INDENT + f"{who} forfeit: {forfeit.get('kind')} ({forfeit.get('rule')}): "
-            f"{forfeit.get('reason')}"
-        )
-    games = r.get("games")
-    if isinstance(games, list) and len(games) > 1:
-        for i, g in enumerate(games, start=1):
-            if isinstance(g, dict):
-                lines.append(
-                    _INDENT + f"game {i}: seat {g.get('winner')} wins, final "
-                    f"{_score(g.get('final', [0, 0]))}" + (" (shutout)" if g.get("shutout") else "")
-                )
+    lines += [_INDENT + line for line in result_lines(timeline, r, final, seat)]
     return lines
 
 

@@ -47,9 +47,20 @@ def format_result_line(outcome: MatchOutcome) -> str:
     final = f"{result.final[0]}-{result.final[1]}"
     how = _TERMINATION_TEXT[result.termination]
     if result.termination is Termination.FORFEIT and result.winner is None:
-        lines = [f"Result: both seats forfeit, no winner; final score {final} (seat 0-seat 1)"]
+        lines = [
+            "Result: both seats forfeit, no winner (a loss for each); hand points as they "
+            f"stood {final} (seat 0-seat 1)"
+        ]
         lines.extend(f"Forfeit: {fault.describe()}" for fault in forfeits(outcome))
         return "\n".join(lines)
+    if result.termination is Termination.FORFEIT and result.winner is not None:
+        loser = 1 - result.winner
+        return (
+            f"Result: seat {result.winner} ({seat_name(outcome, result.winner)}) wins by "
+            f"forfeit: seat {loser} ({seat_name(outcome, loser)}) forfeits and loses; hand "
+            f"points as they stood {final} (seat 0-seat 1), margin {result.margin}"
+            + ("" if outcome.forfeit is None else f"\nForfeit: {outcome.forfeit.describe()}")
+        )
     if result.winner is None:
         return f"Result: no winner; final score {final} (seat 0-seat 1) ({how})"
     name = seat_name(outcome, result.winner)

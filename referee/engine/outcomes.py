@@ -124,7 +124,12 @@ class MatchResult:
 
     @property
     def margin(self) -> int:
-        """Winner's final score minus the loser's (0 without a winner)."""
+        """Winner's final score minus the loser's (R9.6); 0 without a winner.
+
+        A forfeit's is never below 0: a seat that forfeits while ahead (R11.5) loses the match,
+        and its lead is no debt of the winner's. The scores stay as they stood at the forfeit.
+        """
         if self.winner is None:
             return 0
-        return self.final[self.winner] - self.final[1 - self.winner]
+        margin = self.final[self.winner] - self.final[1 - self.winner]
+        return max(0, margin) if self.termination is Termination.FORFEIT else margin

@@ -255,6 +255,61 @@ class Scoreboard:
         return MatchResult(Termination.TARGET, games[0].winner, final, games)
 
 
+@dataclass(frozen=True, slots=True)
+class Term:
+    """One term of a seat's final game score (R9.6, A.4): ``points`` for ``what``."""
+
+    what: str  # hand_points, boxes_in_hand_points, shutout_hand_points, game_bonus,
+    # shutout_game_bonus, boxes, extra_boxes, shutout_total
+    points: int
+    count: int = 0  # hands won or extra boxes, for the box terms
+    each: int = 0  # the box bonus, for the box terms
+
+
+def final_terms(
+    rules: Rules,
+    points: Sequence[int],
+    hands_won: Sequence[int],
+    extra_boxes: Sequence[int],
+    winner: int,
+) -> tuple[tuple[Term, ...], tuple[Term, ...]]:
+    """Each seat's final score of a game won by ``winner``, term by term (R9.3-R9.6, A.4).
+
+    The terms add up to the final scores :func:`settle_game` gives (it adds them up). With
+    ``boxes_count_toward_target`` the boxes were credited into the hand points as each hand was
+    won; they are shown apart (``boxes_in_hand_points``), not counted again.
+    """
+    shutout = points[1 - winner] == 0
+    box = rules.box_bonus
+    out: list[tuple[Term, ...]] = []
+    for seat in (0, 1):
+        terms: list[Term] = []
+        won, extra = hands_won[seat], extra_boxes[seat]
+        hand = points[seat]
+        if rules.boxes_count_toward_target and box and won + extra:
+            credited = box * (won + extra)
+            terms.append(Term("hand_points", hand - credited))
+            terms.append(Term("boxes_in_hand_points", credited, won + extra, box))
+        else:
+            terms.append(Term("hand_points", hand))
+        if seat == winner:
+            if shutout and rules.shutout == "hand_points_doubled":
+                terms.append(Term("shutout_hand_points", hand))
+            if rules.game_bonus:
+                terms.append(Term("game_bonus", rules.game_bonus))
+                if shutout and rules.shutout == "game_bonus_doubled":
+                    terms.append(Term("shutout_game_bonus", rules.game_bonus))
+        if not rules.boxes_count_toward_target and box:
+            if won:
+                terms.append(Term("boxes", box * won, won, box))
+            if extra:
+                terms.append(Term("extra_boxes", box * extra, extra, box))
+        if seat == winner and shutout and rules.shutout == "total_doubled":
+            terms.append(Term("shutout_total", sum(t.points for t in terms)))
+        out.append(tuple(terms))
+    return out[0], out[1]
+
+
 def settle_game(
     rules: Rules,
     points: Sequence[int],
@@ -262,22 +317,15 @@ def settle_game(
     extra_boxes: Sequence[int],
     winner: int,
 ) -> GameScore:
-    """Final scores of a game won by ``winner`` (R9.3-R9.6, A.4)."""
-    loser = 1 - winner
-    shutout = points[loser] == 0
-    box = 0 if rules.boxes_count_toward_target else rules.box_bonus
-    hw = points[winner] * (2 if shutout and rules.shutout == "hand_points_doubled" else 1)
-    game = rules.game_bonus * (2 if shutout and rules.shutout == "game_bonus_doubled" else 1)
-    fw = hw + game + box * (hands_won[winner] + extra_boxes[winner])
-    if shutout and rules.shutout == "total_doubled":
-        fw *= 2
-    fl = points[loser] + box * (hands_won[loser] + extra_boxes[loser])
-    final = (fw, fl) if winner == 0 else (fl, fw)
+    """Final scores of a game won by ``winner`` (R9.3-R9.6, A.4): the sums of its
+    :func:`final_terms`."""
+    terms = final_terms(rules, points, hands_won, extra_boxes, winner)
+    final = (sum(t.points for t in terms[0]), sum(t.points for t in terms[1]))
     return GameScore(
         winner,
         (points[0], points[1]),
         (hands_won[0], hands_won[1]),
         (extra_boxes[0], extra_boxes[1]),
         final,
-        shutout,
+        points[1 - winner] == 0,
     )

@@ -49,6 +49,7 @@ def test_a_forfeit_is_reported_not_raised(tmp_path: Path) -> None:
     )  # fmt: skip
     assert code == 0, out
     assert "Forfeit: seat 0: illegal_action (R4.1)" in out
+    assert "Result: seat 1 (testbot-play) wins by forfeit: seat 0 (testbot-illegal) forfeits" in out
 
 
 def test_two_bots_that_cannot_start_both_forfeit(tmp_path: Path) -> None:
@@ -56,7 +57,8 @@ def test_two_bots_that_cannot_start_both_forfeit(tmp_path: Path) -> None:
         "match", "/nonexistent/bot-a", "/nonexistent/bot-b", "--seed", "1", "--out", str(tmp_path),
     )  # fmt: skip
     assert code == 0, out
-    assert "Result: both seats forfeit, no winner; final score 0-0" in out
+    assert "Result: both seats forfeit, no winner (a loss for each); hand points as they " in out
+    assert "stood 0-0 (seat 0-seat 1)" in out
     assert "wins" not in out
     forfeits = [line for line in out.splitlines() if line.startswith("Forfeit: ")]
     assert [line.split(":")[1].strip() for line in forfeits] == ["seat 0", "seat 1"]

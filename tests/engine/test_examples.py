@@ -21,7 +21,7 @@ from referee.engine.actions import (
 from referee.engine.cards import card_str
 from referee.engine.outcomes import HandOutcome, Phase
 from referee.engine.rules import Rules
-from referee.engine.scoring import settle_game
+from referee.engine.scoring import final_terms, settle_game
 from referee.errors import IllegalActionError, RulesError
 from tests.support.scenario import (
     DEALER,
@@ -605,6 +605,52 @@ def test_e17b_shutouts(profile: str, overrides: dict[str, object], final: int) -
     game = settle_game(Rules.profile(profile, **overrides), (112, 0), (5, 0), (0, 0), winner=0)
     assert game.shutout
     assert game.final == (final, 0)
+
+
+@pytest.mark.parametrize(
+    ("profile", "overrides", "points", "won", "extra", "winner_terms", "loser_terms"),
+    [
+        # E17a: 104 + 100 game bonus + 6 boxes of 20; the loser 37 + 3 boxes.
+        ("pagat", {}, (104, 37), (6, 3), (0, 0),
+         [("hand_points", 104), ("game_bonus", 100), ("boxes", 120)],
+         [("hand_points", 37), ("boxes", 60)]),
+        # A shutout doubles the game bonus.
+        ("pagat", {}, (112, 0), (5, 0), (0, 0),
+         [("hand_points", 112), ("game_bonus", 100), ("shutout_game_bonus", 100),
+          ("boxes", 100)],
+         [("hand_points", 0)]),
+        # ... or the whole total, after everything else.
+        ("pagat", {"shutout": "total_doubled"}, (112, 0), (5, 0), (0, 0),
+         [("hand_points", 112), ("game_bonus", 100), ("boxes", 100), ("shutout_total", 312)],
+         [("hand_points", 0)]),
+        # Oklahoma's extra boxes are worth a box each (R9.7).
+        ("oklahoma", {}, (151, 40), (4, 2), (2, 1),
+         [("hand_points", 151), ("game_bonus", 100), ("boxes", 80), ("extra_boxes", 40)],
+         [("hand_points", 40), ("boxes", 40), ("extra_boxes", 20)]),
+        # Boxes counted toward the target are in the hand points already: shown, not added.
+        ("standard", {"box_bonus": 10, "boxes_count_toward_target": True}, (110, 30), (3, 1),
+         (0, 0),
+         [("hand_points", 80), ("boxes_in_hand_points", 30)],
+         [("hand_points", 20), ("boxes_in_hand_points", 10)]),
+        ("standard", {}, (104, 37), (6, 3), (0, 0), [("hand_points", 104)],
+         [("hand_points", 37)]),
+    ],
+)  # fmt: skip
+def test_e17c_the_final_score_term_by_term_adds_up(
+    profile: str,
+    overrides: dict[str, object],
+    points: tuple[int, int],
+    won: tuple[int, int],
+    extra: tuple[int, int],
+    winner_terms: list[tuple[str, int]],
+    loser_terms: list[tuple[str, int]],
+) -> None:
+    rules = Rules.profile(profile, **overrides)
+    terms = final_terms(rules, points, won, extra, winner=0)
+    assert [(t.what, t.points) for t in terms[0]] == winner_terms
+    assert [(t.what, t.points) for t in terms[1]] == loser_terms
+    game = settle_game(rules, points, won, extra, winner=0)
+    assert game.final == (sum(p for _, p in winner_terms), sum(p for _, p in loser_terms))
 
 
 # --- E18, E19: three and four players are a later format -----------------------------------------

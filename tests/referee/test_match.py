@@ -17,10 +17,9 @@ from referee.options import RefereeOptions
 from referee.replay_log import load_log, read_log
 from referee.series import run_series
 from replays.verify import check_file, check_log, format_check
-from tests.support import jsonschema_lite
+from tests.conftest import LOG_SCHEMA
 from tests.support.referee_helpers import (
     FAST,
-    ROOT,
     TESTBOT,
     assert_log_agrees,
     bot,
@@ -31,12 +30,10 @@ from tests.support.referee_helpers import (
 
 pytestmark = pytest.mark.slow  # real matches between real bot processes
 
-SCHEMA = json.loads((ROOT / "docs" / "replay-log.schema.json").read_text())
-
 
 def assert_schema_valid(path: Path) -> None:
     for number, record in enumerate(records(path), start=1):
-        problems = jsonschema_lite.errors(record, SCHEMA, SCHEMA)
+        problems = [e.message for e in LOG_SCHEMA.iter_errors(record)]
         assert problems == [], f"{path.name} line {number}: {problems}"
 
 

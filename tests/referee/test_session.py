@@ -223,6 +223,40 @@ async def test_events_not_yet_sent_go_to_a_seat_before_the_match_ends_by_a_fault
         assert got == hand_events(seat, hand)
 
 
+def malformed_once_ahead(policy: Policy) -> Policy:
+    """Answer by ``policy`` until the seat leads the match, then send an action with no kind."""
+
+    def choose(request: pb.DecisionRequest) -> pb.Action:
+        obs = request.observation
+        scores = [s.points for s in obs.scores]
+        if len(scores) == 2 and scores[obs.seat] > scores[1 - obs.seat]:
+            return pb.Action()
+        return policy(request)
+
+    return choose
+
+
+@in_loop
+async def test_a_seat_that_forfeits_while_ahead_loses_by_a_margin_of_zero(tmp_path: Path) -> None:
+    """The forfeit's winner trails on points: the result keeps the scores, and the margin (what
+    the winner is paid, R9.6) is 0, never negative."""
+    bots = make_bots(tmp_path)
+    rng = random.Random(4)
+    bots.script(0, malformed_once_ahead(knock_or_random(rng)))
+    bots.script(1, malformed_once_ahead(knock_or_random(rng)))
+    outcome = await play(tmp_path, bots)
+    forfeit = outcome.forfeit
+    assert forfeit is not None and forfeit.kind is FaultKind.MALFORMED_ACTION
+    result = outcome.result
+    leader = forfeit.seat
+    assert result.winner == 1 - leader
+    assert result.final[leader] > result.final[1 - leader]  # the loser was ahead
+    assert result.margin == 0
+    (end,) = of_type(outcome.log_path, "match_result")
+    assert end["margin"] == 0 and end["final"] == list(result.final)
+    assert_log_agrees(outcome.log_path)
+
+
 # --- the clock ----------------------------------------------------------------------------------
 
 

@@ -268,7 +268,7 @@ def fails_at(path: Path) -> tuple[int, str]:
     code, out = run("verify", str(path))
     assert code == 1, out
     assert out.startswith("FAIL  "), out
-    match = re.search(r"  line (\d+) \((\w+)\): (.*)$", out.splitlines()[0])
+    match = re.search(r"  line (\d+) \((\w+)\): (.*?)(  \(\+\d+ more\))?$", out.splitlines()[0])
     assert match is not None, out
     return int(match.group(1)), match.group(3)
 
@@ -610,3 +610,112 @@ def test_position_without_ask_prints_the_recorded_position(standard: Path) -> No
     assert code == 0, out
     assert f"Position at line {line} (hand 1): seat 0 (greedy_bot) to act" in out
     assert "Recorded:" in out and "legal:" in out and "Asked:" not in out
+
+
+# --- results explained, the schema, logs cut short ----------------------------------------------
+
+
+@pytest.mark.parametrize("name", list(CONFIGS))
+def test_the_result_is_explained_term_by_term_and_adds_up(
+    name: str, logs: dict[str, Path]
+) -> None:
+    path = logs[name]
+    records = records_of(path)
+    end = records[-1]
+    code, out = run("replay", str(path), "--no-color")
+    assert code == 0
+    tail = out[out.index("══ Result:") :].splitlines()
+    rules = Rules.from_dict(records[0]["rules"])
+    # Every "seat N (...): a + b + ... = total" line adds up, and the totals are the result.
+    sums = [
+        (m.group(1), m.group(2), int(m.group(3)))
+        for m in re.finditer(r"^\s+seat (\d) \([^)]*\): (.*) = (-?\d+)$", "\n".join(tail), re.M)
+    ]
+    for _, terms, total in sums:
+        assert sum(int(t.split()[0]) for t in terms.split(" + ")) == total
+    if end["termination"] == "single_hand":
+        assert sums == [] and "one hand (R9.9)" in out
+        if rules.payoff != "points":
+            assert f"payoff ({rules.payoff}, R8.7)" in out
+    else:
+        games = end["games"]
+        assert len(sums) == 2 * len(games)
+        for g, game in enumerate(games):
+            assert [total for _, _, total in sums[2 * g : 2 * g + 2]] == game["final"]
+        if len(games) > 1:
+            assert f"the three games added up, {end['final'][0]}–{end['final'][1]}" in out
+        assert [sum(g["final"][s] for g in games) for s in (0, 1)] == end["final"]
+        if rules.game_bonus:
+            assert f"{rules.game_bonus} game bonus" in out
+
+
+def test_a_forfeit_says_who_forfeited_why_and_what_it_counts_as(
+    fault_logs: dict[str, Path],
+) -> None:
+    path = fault_logs["crash"]
+    end = records_of(path)[-1]
+    loser = end["forfeit"]["seat"]
+    code, out = run("replay", str(path), "--no-color")
+    assert code == 0
+    final = f"{end['final'][0]}–{end['final'][1]}"
+    assert f"Result: seat {1 - loser} (testbot-play) wins by forfeit, hand points {final}" in out
+    assert f"seat {loser} (testbot-crash) forfeits: crashed (R11.5): " in out
+    assert f"it counts as a win for seat {1 - loser} (testbot-play) and a loss for seat " in out
+    assert end["margin"] >= 0
+
+
+def test_verify_checks_every_line_against_the_schema(standard: Path, tmp_path: Path) -> None:
+    records = records_of(standard)
+    line = first_line(records, lambda r: r["type"] == "decision")
+
+    def note(rs: list[dict[str, Any]]) -> None:
+        rs[line - 1]["note"] = "hi"  # the engine does not read it; the schema allows no such key
+
+    at, message = fails_at(tampered(tmp_path, standard, note))
+    assert at == line
+    assert message == (
+        "schema $defs/decision/additionalProperties: Additional properties are not allowed "
+        "('note' was unexpected)"
+    )
+
+
+def cut_mid_line(source: Path, path: Path, line: int) -> Path:
+    """The log as a referee killed while writing line ``line`` leaves it: half of that line,
+    no newline."""
+    lines = lines_of(source)
+    whole = "".join(text + "\n" for text in lines[: line - 1])
+    path.write_text(whole + lines[line - 1][: len(lines[line - 1]) // 2], encoding="utf-8")
+    return path
+
+
+def test_a_log_cut_mid_line_shows_to_its_last_complete_line(
+    standard: Path, tmp_path: Path
+) -> None:
+    cut = cut_mid_line(standard, tmp_path / "cut.jsonl", 41)
+    warning = (
+        f"Warning: {cut}: line 41 is cut short (the referee stopped while writing it); "
+        "shown up to line 40, its last complete line"
+    )
+    result = CliRunner().invoke(main, ["replay", str(cut), "--no-color"])
+    assert result.exit_code == 0, result.output
+    assert result.stderr.splitlines() == [warning]
+    shown = [int(n) for n in re.findall(r"^ *(\d+)  ", result.stdout, re.M)]
+    assert shown and max(shown) == 40
+    assert "the log ends at line 40 without a match result" in result.stdout
+
+    page = tmp_path / "cut.html"
+    result = CliRunner().invoke(main, ["replay", str(cut), "--html", str(page)])
+    assert result.exit_code == 0, result.output
+    assert result.stderr.splitlines() == [warning]
+    text = page.read_text(encoding="utf-8")
+    data = re.search(r'id="replay-data">(.*?)</script>', text, re.S)
+    assert data is not None
+    assert '"line":40,' in data.group(1) and '"line":41,' not in data.group(1)
+    assert "line 41 is cut short" in data.group(1)
+
+    code, out = run("verify", str(cut))
+    assert code == 1
+    assert out.splitlines() == [
+        f"FAIL  {cut}  line 41: the log is truncated: this line is cut short (the referee "
+        "stopped while writing it)"
+    ]

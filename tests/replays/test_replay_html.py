@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 import subprocess
+from collections.abc import Iterator
 from html.parser import HTMLParser
 from pathlib import Path
 
@@ -18,6 +19,8 @@ from click.testing import CliRunner
 from ginref.cli import main
 from referee.engine.cards import card_str, cards_of, sort_key
 from referee.timeline import Step, Timeline, load_replay
+from replays.view import Style, card_text
+from tests.support.browser import Browser
 from tests.support.referee_helpers import ROOT
 from tests.support.replay_helpers import play_logs
 
@@ -179,3 +182,137 @@ def test_the_showdown_shows_melds_layoffs_and_deadwood(
     defender = [card_str(c) for m in result.defender.melds for c in m.cards]
     defender += [card_str(c) for c in result.defender.deadwood]
     assert sorted(dom.cards["showdown-defender"]) == sorted(defender)
+
+
+# --- the page in a browser: opening, playing, the result, hidden draws, a phone's width ---------
+
+
+@pytest.fixture(scope="module")
+def pagat(tmp_path_factory: pytest.TempPathFactory) -> tuple[Timeline, Path]:
+    """A pagat match (game bonus, boxes: the result is not the hand points) and its page."""
+    folder = tmp_path_factory.mktemp("pagat")
+    log = play_logs(folder, {"pagat": ("pagat", {})}, seed=21)["pagat"]
+    out = folder / "pagat.html"
+    result = CliRunner().invoke(main, ["replay", str(log), "--html", str(out)])
+    assert result.exit_code == 0, result.output
+    return load_replay(log), out
+
+
+@pytest.fixture
+def browser(tmp_path: Path) -> Iterator[Browser]:
+    with Browser(tmp_path / "profile") as b:
+        yield b
+
+
+def cards_in(browser: Browser, ident: str) -> list[str]:
+    return list(
+        browser.js(
+            f"[...document.querySelectorAll('#{ident} [data-card]')].map(e => e.dataset.card)"
+        )
+    )
+
+
+def test_the_page_opens_at_the_first_deal(pagat: tuple[Timeline, Path], browser: Browser) -> None:
+    timeline, page = pagat
+    deal = timeline.deal_step(1)
+    assert deal is not None and deal.played is not None
+    browser.load(page.resolve().as_uri())
+    assert browser.js("document.body.dataset.line") == str(deal.line)
+    for seat in (0, 1):
+        assert cards_in(browser, f"hand{seat}") == sorted_codes(deal.played.held(seat))
+    assert browser.js("document.body.dataset.playing") == "no"
+    assert browser.js("window.scrollY") == 0  # the table, not the event list, is in view
+
+
+def test_play_steps_through_the_events_until_paused(
+    pagat: tuple[Timeline, Path], browser: Browser
+) -> None:
+    _, page = pagat
+    browser.load(page.resolve().as_uri())
+    start = int(browser.js("document.body.dataset.line"))
+    browser.js("document.getElementById('speed').value = '30'")
+    browser.click("#play")
+    assert browser.js("document.body.dataset.playing") == "yes"
+    browser.wait_for(f"parseInt(document.body.dataset.line, 10) > {start + 2}")
+    browser.click("#play")
+    assert browser.js("document.body.dataset.playing") == "no"
+    assert "play" in browser.js("document.getElementById('play').textContent")
+    # Paused, the next button moves exactly one event.
+    where = browser.js("document.getElementById('slider').value")
+    browser.click("#next")
+    assert int(browser.js("document.getElementById('slider').value")) == int(where) + 1
+
+
+def test_the_seat_scores_at_the_end_are_the_result(
+    pagat: tuple[Timeline, Path], browser: Browser
+) -> None:
+    timeline, page = pagat
+    end = timeline.steps[-1]
+    assert end.kind == "match_result" and end.after.result is not None
+    final = end.after.result.final
+    assert final != end.after.scores  # game bonus and boxes: the result is more than points
+    browser.load(page.resolve().as_uri())
+    browser.click("#last")
+    shown = browser.js(
+        "[0, 1].map(s => document.querySelector('#seat' + s + ' .score').firstChild.textContent)"
+    )
+    assert shown == [str(final[0]), str(final[1])]
+    panel = browser.js("document.getElementById('result').innerText")
+    assert f"= {final[0]}" in panel and f"= {final[1]}" in panel
+    assert "game bonus" in panel and "boxes" in panel
+
+
+def test_a_hidden_seats_stock_draws_name_no_card(
+    pagat: tuple[Timeline, Path], browser: Browser
+) -> None:
+    timeline, page = pagat
+    draw = next(
+        s
+        for s in timeline.steps
+        if s.kind == "decision" and s.seat == 1 and s.record["action"]["kind"] == "draw_stock"
+    )
+    assert draw.played is not None
+    card = next(e.card for e in draw.played.events[draw.events_from :] if e.kind == "draw_stock")
+    assert card is not None
+    shown = card_text(card, Style(symbols=True))
+    item = (
+        "[...document.querySelectorAll('#events li')].find(li => li.querySelector('.ln')"
+        f".textContent === '{draw.line}').querySelector('.what').textContent"
+    )
+    browser.load(f"{page.resolve().as_uri()}#line={draw.line}&show=0")
+    assert browser.js(item) == f"seat 1 ({timeline.label(1)}) draws from the stock"
+    assert shown not in browser.js("document.getElementById('event').textContent")
+    browser.click("#show1")  # both seats' cards face up: the card is told
+    assert browser.js(item).startswith(f"seat 1 ({timeline.label(1)}) draws {shown} from the stock")
+    # Seat 0's own draws stay told while only seat 0's cards are shown.
+    browser.click("#show1")
+    mine = next(
+        s
+        for s in timeline.steps
+        if s.kind == "decision" and s.seat == 0 and s.record["action"]["kind"] == "draw_stock"
+    )
+    own = item.replace(f"'{draw.line}'", f"'{mine.line}'")
+    assert "draws from the stock" not in browser.js(own)
+
+
+def test_the_page_fits_a_420_pixel_screen(pagat: tuple[Timeline, Path], browser: Browser) -> None:
+    timeline, page = pagat
+    showdown = next(
+        s for s in timeline.steps if s.result is not None and s.result.knocker is not None
+    )
+    browser.resize(420, 800)
+    for fragment in ("", f"#line={showdown.line}", f"#line={timeline.last_line}"):
+        browser.load(page.resolve().as_uri() + fragment)
+        assert browser.js("document.documentElement.scrollWidth") <= 420
+        assert browser.js("document.body.scrollWidth") <= 420
+        cards = browser.js(
+            "[...document.querySelectorAll('.card')].filter(c => c.offsetParent !== null)"
+            ".map(c => { const r = c.getBoundingClientRect();"
+            " const f = parseFloat(getComputedStyle(c.querySelector('.corner') || c).fontSize);"
+            " return [r.left, r.right, r.width, f]; })"
+        )
+        assert cards
+        for left, right, width, font in cards:
+            assert left >= 0 and right <= 420
+            assert width >= 28 and font >= 12  # legible: not shrunk to fit
+    browser.screenshot("replay-420px.png")

@@ -1,0 +1,205 @@
+"""``ginref replay`` and ``ginref verify``: read replay logs back (docs/replays.md)."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+
+from ginref.confine import confine
+from referee.bots.sandbox import SANDBOX_MODES, SandboxSettings
+from referee.bots.spec import BotSpec
+from referee.errors import GinRefError
+from referee.replay_log import truncation_warning
+from referee.timeline import Timeline, load_replay
+from replays.ask import ask, position_at
+from replays.html import render_html
+from replays.verify import check_file, difference_warning, find_logs, format_check
+from replays.view import Style, can_print, format_answer, format_position, format_replay
+from tournaments.audit import audit_report, is_tournament
+
+
+@click.command("replay")
+@click.argument("log", type=click.Path(dir_okay=False))
+@click.option(
+    "--seat",
+    type=click.IntRange(0, 1),
+    help="Show only what this seat saw, as the referee sent it: its cards and requests, the "
+    "opponent's public moves, its faults, the results.",
+)
+@click.option("--hand", type=click.IntRange(1), metavar="K", help="Start at hand K.")
+@click.option(
+    "--step",
+    is_flag=True,
+    help="Wait for a key between events (c: run to the end, q: quit).",
+)
+@click.option(
+    "--color/--no-color",
+    default=None,
+    help="Red suits in red. Default: when the output is a terminal.",
+)
+@click.option("--ascii", is_flag=True, help="Suits as letters (TD) instead of symbols (10♦).")
+@click.option(
+    "--ask",
+    "ask_command",
+    metavar="BOT_COMMAND",
+    help="Start this bot, put it into the position of --at (the acting seat's view, as the "
+    "referee sends it) and show the action it takes and how long it took.",
+)
+@click.option(
+    "--at",
+    "at_line",
+    type=int,
+    metavar="EVENT",
+    help="An event: the log line number of a decision, as ginref replay shows it in its left "
+    "column. Alone, prints that position; with --ask, asks the bot.",
+)
+@click.option(
+    "--html",
+    "html_out",
+    type=click.Path(dir_okay=False),
+    metavar="OUT.html",
+    help="Write the match as one self-contained web page (cards, discard pile, showdowns, "
+    "controls to step forwards and back) instead of printing it.",
+)
+@click.option(
+    "--sandbox",
+    type=click.Choice(SANDBOX_MODES),
+    default="bwrap",
+    show_default=True,
+    help="How the --ask bot runs: in a sandbox of its own (it cannot read the log), or none.",
+)
+def replay_command(
+    log: str,
+    seat: int | None,
+    hand: int | None,
+    step: bool,
+    color: bool | None,
+    ascii: bool,
+    ask_command: str | None,
+    at_line: int | None,
+    html_out: str | None,
+    sandbox: str,
+) -> None:
+    """Show the match recorded in the replay log LOG, hand by hand and turn by turn.
+
+    Every event is shown with its line number in LOG, which is the EVENT that --at takes:
+    deals with both hands, each decision and the card it moved, faults, each showdown with
+    melds, layoffs and deadwood, and the running score.
+    """
+    if ask_command is not None and at_line is None:
+        raise click.UsageError("--ask needs --at EVENT (the line of a decision in the log)")
+    for name, value, allowed in (
+        ("--at", at_line, ()),
+        ("--html", html_out, ("--hand",)),
+    ):
+        if value is None:
+            continue
+        given = {"--seat": seat, "--hand": hand, "--step": step or None, "--html": html_out}
+        clash = [k for k, v in given.items() if v is not None and k != name and k not in allowed]
+        if clash:
+            raise click.UsageError(f"{name} cannot be combined with {', '.join(clash)}")
+    try:
+        timeline = load_replay(log)
+        if hand is not None:
+            timeline.require_hand(hand, "--hand", log)
+    except GinRefError as exc:
+        raise click.ClickException(str(exc)) from None
+    cut = truncation_warning(log, timeline.log)
+    if cut is not None:
+        click.echo(f"Warning: {cut}", err=True)
+    if color is None:
+        color = sys.stdout.isatty()
+    symbols = not ascii and can_print("♣♦♥♠", sys.stdout.encoding)
+    style = Style(symbols=symbols, color=color)
+    if at_line is not None:
+        _replay_at(log, timeline, at_line, ask_command, style, sandbox)
+        return
+    if html_out is not None:
+        try:
+            Path(html_out).write_text(render_html(timeline, hand=hand), encoding="utf-8")
+        except OSError as exc:
+            raise click.ClickException(f"cannot write {html_out}: {exc.strerror}") from None
+        click.echo(f"Wrote {html_out}: {len(timeline.steps)} events; open it in a browser.")
+    else:
+        if step:
+            click.echo("(--step: any key for the next event, c to run to the end, q to quit)")
+        for block in format_replay(timeline, style, seat=seat, hand=hand):
+            click.echo("\n".join(block), color=color)
+            if step:
+                key = _read_key()
+                if key in ("q", "Q", "\x03", "\x04"):
+                    return
+                step = key not in ("c", "C")
+    warning = difference_warning(log, timeline)
+    if warning is not None:
+        click.echo(f"Warning: {warning}", err=True)
+
+
+def _read_key() -> str:
+    """One key from the terminal, or one line from a pipe ("c" at its end: run on)."""
+    if sys.stdin.isatty():
+        return click.getchar()
+    line = sys.stdin.readline()
+    return line.strip()[:1] if line else "c"
+
+
+def _replay_at(
+    log: str,
+    timeline: Timeline,
+    line: int,
+    ask_command: str | None,
+    style: Style,
+    sandbox: str,
+) -> None:
+    """--at: print the position; with --ask, ask the bot and print its answer."""
+    try:
+        step = position_at(timeline, line)
+        bot = BotSpec.parse(ask_command) if ask_command is not None else None
+    except GinRefError as exc:
+        raise click.ClickException(f"{log}: {exc}") from None
+    click.echo("\n".join(format_position(timeline, step, style)), color=style.color)
+    if bot is None or ask_command is None:
+        return
+    try:
+        settings = SandboxSettings(mode="none" if sandbox == "none" else "bwrap")
+        confinement = confine(settings, [Path(log)])
+    except GinRefError as exc:
+        raise click.ClickException(str(exc)) from None
+    try:
+        answer = ask(timeline, step, bot, confinement=confinement)
+    except GinRefError as exc:
+        raise click.ClickException(f"{ask_command}: {exc}") from None
+    finally:
+        confinement.close()
+    click.echo("\n".join(format_answer(step, ask_command, answer, style)), color=style.color)
+
+
+@click.command("verify")
+@click.argument("paths", nargs=-1, required=True, metavar="LOG|DIR ...")
+@click.option("-v", "--verbose", is_flag=True, help="List every difference, not only the first.")
+def verify_command(paths: tuple[str, ...], verbose: bool) -> None:
+    """Re-adjudicate replay logs with the rules engine.
+
+    Each match is rebuilt from its seed and recorded actions; every deal, legal choice, fault
+    and score must be the engine's, and the deal the one committed to before play. Prints one
+    line per log (for a mismatch, the first event that differs, by line number) and exits 0
+    only if every log agrees. A directory means every *.jsonl file below it; a tournament's
+    directory also has its journal checked against its logs (each log unchanged since the
+    referee wrote it, and saying what the journal says).
+    """
+    logs = find_logs(paths)
+    failed = 0
+    for path in logs:
+        check = check_file(path)
+        click.echo(format_check(check, verbose=verbose))
+        failed += 0 if check.ok else 1
+    if len(logs) > 1:
+        click.echo(f"{len(logs) - failed} of {len(logs)} logs agree with the engine")
+    for directory in (Path(p) for p in paths if is_tournament(Path(p))):
+        report, differences = audit_report(directory)
+        click.echo("\n".join(report))
+        failed += differences
+    if failed:
+        sys.exit(1)
