@@ -19,7 +19,7 @@ from referee.engine.actions import (
     Pass,
 )
 from referee.engine.cards import card_str
-from referee.engine.outcomes import HandOutcome, Phase
+from referee.engine.outcomes import HandOutcome, MatchResult, Phase, Termination
 from referee.engine.rules import Rules
 from referee.engine.scoring import final_terms, settle_game
 from referee.errors import IllegalActionError, RulesError
@@ -699,3 +699,13 @@ def test_e20_rlcard_forces_gin_and_shapes_the_payoff() -> None:
     assert result.payoffs[NON_DEALER] == 1.0
     assert result.payoffs[DEALER] == pytest.approx(-0.20)  # 7D 8D 5D deadwood
     assert m.result is not None and m.result.termination.value == "single_hand"
+
+
+def test_a_game_won_on_points_can_lose_on_boxes() -> None:
+    """R9.6: the game's winner reached the target; many small hands won can still give the loser
+    the higher final score, and the margin is then negative (docs/rules.md R9.6)."""
+    game = settle_game(Rules.profile("pagat"), (100, 12), (1, 12), (0, 0), winner=0)
+    assert game.final == (220, 252)
+    assert game.margin == -32
+    result = MatchResult(Termination.TARGET, 0, game.final, (game,))
+    assert result.margin == -32
