@@ -236,9 +236,10 @@ def _confinement(
 @click.option(
     "-j",
     "--concurrency",
-    type=click.IntRange(1),
+    type=click.IntRange(0),
     default=None,
-    help="Matches played at once. Default: the file's, else the number of cores.",
+    help="Matches played at once (0: the number of cores). Default: the file's, else the "
+    "number of cores.",
 )
 @click.option("--format", "fmt", type=click.Choice(FORMATS), help="Tournament format.")
 @click.option(

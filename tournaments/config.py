@@ -154,6 +154,8 @@ class TournamentConfig:
         """A copy with the command line's options applied: ``fields`` (None: the file's),
         the sandbox mode, ``NAME=VALUE`` limits and rule overrides on top of the file's."""
         changes = {key: value for key, value in fields.items() if value not in (None, ())}
+        if changes.get("concurrency") == 0:
+            changes["concurrency"] = None  # -j 0, like concurrency = 0: the number of cores
         if sandbox is not None:
             mode: SandboxMode = "none" if sandbox == "none" else "bwrap"
             changes["sandbox"] = dataclasses.replace(self.sandbox, mode=mode)

@@ -7,7 +7,7 @@ from referee.engine.outcomes import HandOutcome, HandResult, Termination
 from referee.faults import Fault
 from referee.results import MatchOutcome
 from tournaments.runner import Progress, RunResult
-from tournaments.standings import BotStanding, HeadToHead, Standings
+from tournaments.standings import BotStanding, DuplicatePairing, HeadToHead, Standings
 
 _TERMINATION_TEXT = {
     Termination.TARGET: "target reached",
@@ -163,7 +163,7 @@ def format_duplicate(standings: Standings) -> str:
         ci_u = (
             "-" if d.unpaired_ci is None else f"[{d.unpaired_ci[0]:+.1f}, {d.unpaired_ci[1]:+.1f}]"
         )
-        narrowing = "-" if d.narrowing is None else f"{d.narrowing:.2f}x narrower"
+        narrowing = compare_intervals(d)
         mean = "-" if d.mean_diff is None else f"{d.mean_diff:+.1f}"
         lines.append(
             f"  {d.x} v {d.y}: {len(d.pairs)} deal pairs, X won {d.x_pair_wins}, split "
@@ -175,6 +175,23 @@ def format_duplicate(standings: Standings) -> str:
     return "\n".join(lines)
 
 
+def compare_intervals(d: DuplicatePairing) -> str:
+    """The paired interval's width against the unpaired one's, in words that follow the
+    numbers: narrower only when it is."""
+    if d.paired_ci is None or d.unpaired_ci is None:
+        return "-"
+    paired = d.paired_ci[1] - d.paired_ci[0]
+    unpaired = d.unpaired_ci[1] - d.unpaired_ci[0]
+    if paired <= 0:
+        return "both of zero width" if unpaired <= 0 else "paired of zero width"
+    ratio = unpaired / paired
+    if round(ratio, 2) == 1:
+        return "paired as wide"
+    if ratio > 1:
+        return f"paired {ratio:.2f}x narrower"
+    return f"paired {1 / ratio:.2f}x wider"
+
+
 def format_standings(standings: Standings) -> str:
     """The whole standings report: table, head to head, duplicate pairs."""
     title = f"Standings: {standings.name}, {standings.done} of {standings.total} matches"
@@ -184,6 +201,7 @@ def format_standings(standings: Standings) -> str:
         parts += ["", format_duplicate(standings)]
     if standings.rating_note:
         parts += ["", standings.rating_note]
+    parts += [f"Note: {note}" for note in standings.rating_notes]
     return "\n".join(parts)
 
 
