@@ -31,7 +31,7 @@ from pathlib import Path
 from statistics import NormalDist
 from typing import Any
 
-from tournaments.journal import Journal, open_journal
+from tournaments.journal import Journal, JournalError, open_journal
 from tournaments.records import MatchRecord
 
 ELO_PER_LOGIT = 400.0 / math.log(10.0)
@@ -596,6 +596,11 @@ def load_standings(directory: Path, *, ratings: bool = True) -> Standings:
     """The standings of the tournament in ``directory`` (its journal must exist)."""
     journal = open_journal(directory, create=False)
     try:
+        if not journal.initialised:
+            raise JournalError(
+                f"{journal.path} holds no tournament yet (no match was scheduled: its first "
+                "run stopped before it started): run the tournament first"
+            )
         return journal_standings(journal, ratings=ratings)
     finally:
         journal.close()
