@@ -35,6 +35,7 @@ from referee.engine.match import Match
 from referee.engine.melds import min_deadwood
 from referee.engine.observation import Observation
 from referee.engine.outcomes import Event, HandOutcome, HandResult, Phase
+from referee.text import safe_text
 from referee.timeline import Step, Timeline, request_observation, seat_observation
 
 if TYPE_CHECKING:
@@ -497,6 +498,12 @@ def _format_match_result(
             _INDENT + f"{who} forfeit: {forfeit.get('kind')} ({forfeit.get('rule')}): "
             f"{forfeit.get('reason')}"
         )
+    exits = r.get("exits")  # absent from the logs of earlier referees
+    if isinstance(exits, list):
+        for n, item in enumerate(exits[:2]):
+            if isinstance(item, dict):
+                how = safe_text(str(item.get("reason", "")), None)
+                lines.append(_INDENT + f"{seat_name(timeline, n, seat)} process: {how}")
     games = r.get("games")
     if isinstance(games, list) and len(games) > 1:
         for i, g in enumerate(games, start=1):

@@ -115,7 +115,8 @@ class LocalExecutor:
                 outcome,
                 specs[match_id],
                 self.root,
-                elapsed_s=None if begin is None else round(time.perf_counter() - begin, 4),
+                # The match itself: the last one's outcome comes once its bots are stopped.
+                elapsed_s=None if begin is None else round(outcome.elapsed, 4),
                 startup_s=round(begin - launched, 4) if first and begin is not None else None,
             )
             reported.add(match_id)

@@ -82,6 +82,9 @@ def format_match_outcome(outcome: MatchOutcome) -> str:
     for fault in other:
         retry = " (retried)" if fault.retry else ""
         lines.append(f"Fault{retry}: {fault.describe()}")
+    for seat, status in enumerate(outcome.exits):
+        if status is not None:
+            lines.append(f"Exit: seat {seat} ({seat_name(outcome, seat)}): {status.reason}")
     lines.append(f"Log: {outcome.log_path}")
     lines.append("Bot output: " + ", ".join(str(s.output) for s in outcome.seats))
     return "\n".join(lines)
