@@ -62,8 +62,7 @@ def test_a_bot_the_referee_had_to_kill_after_the_match(tmp_path: Path, pidfile: 
     assert stubborn["killed_by_referee"] is True and stubborn["signal"] == "SIGKILL"
     assert stubborn["code"] is None
     assert stubborn["reason"] == (
-        "killed by the referee's SIGTERM then SIGKILL: it had not exited 0.5 s after its last "
-        "match"
+        "killed by the referee's SIGTERM then SIGKILL: it had not exited 0.5 s after its last match"
     )
     assert plain["killed_by_referee"] is False and plain["code"] == 0
     assert_log_agrees(outcome.log_path)
