@@ -73,8 +73,12 @@ async def run_series_async(
     on_match_started: OnStarted | None = None,
     on_match_finished: OnFinished | None = None,
     confinement: Confinement | None = None,
+    keep_going: Callable[[], bool] | None = None,
 ) -> SeriesOutcome:
     """Launch both bots once and play one match per seed between them, one after another.
+
+    ``keep_going`` is asked before every match but the first: False ends the series there
+    (its bots are stopped as at its end, and the outcome holds the matches played).
 
     Bot A plays seat 0 of the first match; with ``swap_seats`` the seats alternate. Logs go to
     ``out_dir``; a bot that cannot play (it never connected, or left) forfeits each remaining
@@ -157,6 +161,8 @@ async def run_series_async(
         await _launch_and_connect(launched, first, server, options, lambda: session)
         for k, plan in enumerate(plans):
             if k > 0:
+                if keep_going is not None and not keep_going():
+                    break
                 session = new_session(plan)
             assert session is not None
             if on_match_started is not None:
@@ -176,7 +182,7 @@ async def run_series_async(
             await server.stop(grace=0.5)
         if own_confinement:
             confinement.close()
-    return SeriesOutcome(tuple(outcomes), tuple(p.bots_by_seat for p in plans))
+    return SeriesOutcome(tuple(outcomes), tuple(p.bots_by_seat for p in plans[: len(outcomes)]))
 
 
 async def launch(process: BotProcess, ticket: SeatTicket, server: RefereeServer, seat: int) -> None:

@@ -107,6 +107,7 @@ class TournamentConfig:
     sandbox: SandboxSettings = dataclasses.field(default_factory=SandboxSettings)
     out: str | None = None  # None: runs/<name>
     source: str = "<default>"
+    check_bots: bool = True  # start each bot once, before play, and require its Hello
 
     @property
     def rules(self) -> Rules:
@@ -238,6 +239,7 @@ class TournamentConfig:
             },
             "out": str(self.out_dir),
             "source": self.source,
+            "check_bots": self.check_bots,
         }
 
 
@@ -252,6 +254,7 @@ _TOP_KEYS = (
     "concurrency",
     "processes",
     "recover",
+    "check_bots",
     "out",
     "rules",
     "time",
@@ -292,7 +295,7 @@ def parse_text(text: str, source: str = "<text>", base: Path | None = None) -> T
             if value < 1:
                 raise r.error((key,), f"must be at least 1, got {value}")
             fields[key] = value
-    for key in ("duplicate", "recover"):
+    for key in ("duplicate", "recover", "check_bots"):
         if key in data:
             fields[key] = r.get(data, key, bool, (), "true or false")
     if "seed" in data:

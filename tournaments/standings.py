@@ -296,15 +296,26 @@ def fit_ratings(bots: Sequence[str], games: Iterable[tuple[str, str, float]]) ->
         tally[0] += score
         tally[1] += 1.0 - score
     notes: list[str] = []
+    swept: dict[str, list[str]] = {"won": [], "lost": []}
     for i in sorted({i for pair in pairs for i in pair}):
         won = sum(t[0] if p[0] == i else t[1] for p, t in pairs.items() if i in p)
         lost = sum(t[1] if p[0] == i else t[0] for p, t in pairs.items() if i in p)
         if won == 0 or lost == 0:
-            what, side = ("won", "upper") if lost == 0 else ("lost", "lower")
+            swept["won" if lost == 0 else "lost"].append(bots[i])
+    for what, names in swept.items():
+        if names:
+            who = names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+            side, end = ("above", "upper") if what == "won" else ("below", "lower")
+            one = len(names) == 1
+            rating, interval = (
+                ("its rating is", "its interval")
+                if one
+                else ("their ratings are", "their intervals")
+            )
             notes.append(
-                f"{bots[i]} {what} every match it played ({won + lost:g}): on the results alone "
-                f"its rating is unbounded, so the {side} end of its interval comes from the "
-                "prior's virtual draws, not from the games"
+                f"{who} {what} every rated match: on the results alone {rating} unbounded "
+                f"{side}, so the {end} end of {interval} comes from the prior's virtual "
+                "draws, not from the games"
             )
     groups = _groups(pairs)
     if len(groups) > 1:
@@ -319,8 +330,8 @@ def fit_ratings(bots: Sequence[str], games: Iterable[tuple[str, str, float]]) ->
         fitted, converged = _fit_group(bots, group, pairs)
         out.update(fitted)
         if not converged:
-            names = ", ".join(bots[i] for i in group)
-            notes.append(f"the rating fit of {names} did not converge: read the ratings as rough")
+            members = ", ".join(bots[i] for i in group)
+            notes.append(f"the rating fit of {members} did not converge: read the ratings as rough")
     return Ratings(out, tuple(notes))
 
 

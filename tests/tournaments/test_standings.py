@@ -30,13 +30,13 @@ def test_a_bot_that_wins_every_match_gets_a_note_not_a_library_warning() -> None
     assert [str(w.message) for w in caught] == []
     assert all(b.elo is not None for b in s.bots)
     assert s.bots[0].name == "a" and s.bots[0].wins == 4
-    (note,) = [n for n in s.rating_notes if n.startswith("a ")]
-    assert "a won every match it played (4)" in note and "unbounded" in note
-    assert "upper end" in note
-    losers = [n for n in s.rating_notes if n.startswith(("b ", "c "))]
-    assert len(losers) == 2 and all("lost every match" in n and "lower end" in n for n in losers)
+    won, lost = s.rating_notes
+    assert won.startswith("a won every rated match") and "its rating is unbounded above" in won
+    assert "the upper end of its interval" in won
+    assert lost.startswith("b and c lost every rated match") and "unbounded below" in lost
+    assert "the lower end of their intervals" in lost
     text = format_standings(s)
-    assert "Note: a won every match it played" in text and "Warning" not in text
+    assert "Note: a won every rated match" in text and "Warning" not in text
 
 
 def test_groups_that_never_met_are_rated_apart_and_said_so() -> None:
