@@ -25,7 +25,7 @@ from tournaments.report import (
     format_run_result,
     format_standings,
 )
-from tournaments.runner import BotCheckError, TournamentRunner
+from tournaments.runner import BotCheckError, RunStopped, TournamentRunner
 from tournaments.standings import (
     journal_standings,
     load_standings,
@@ -200,6 +200,9 @@ def tournament_command(
                     err=True,
                 )
                 sys.exit(1)
+            except RunStopped as exc:
+                click.echo(f"Stopped: {exc}; nothing was played.", err=True)
+                sys.exit(EXIT_INTERRUPTED)
             # Ctrl-C from here on only says the standings are on their way (Interrupts).
             standings = journal_standings(runner.journal)
             written = write_standings(runner.directory, standings)

@@ -20,6 +20,7 @@ from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from referee.bots.confine import Confinement
 from referee.check import BotCheck
@@ -85,6 +86,10 @@ class RunResult:
 OnProgress = Callable[[Progress], None]
 
 
+class RunStopped(GinRefError):
+    """A stop (Ctrl-C, SIGTERM) before the first match: nothing was played or journaled."""
+
+
 class BotCheckError(GinRefError):
     """Bots that could not start and say Hello before play: one line each."""
 
@@ -138,7 +143,7 @@ class TournamentRunner:
             self._tally(record)
         self._stopping = False  # cut: the matches in flight are cancelled
         self._draining = False  # no match is started; those in flight play on
-        self._tasks: set[asyncio.Task[None]] = set()
+        self._tasks: set[asyncio.Task[Any]] = set()
 
     @property
     def total(self) -> int:
@@ -262,7 +267,19 @@ class TournamentRunner:
         bots = self.to_check()
         if not bots or not (self.config.check_bots if check is None else check):
             return []
-        checks = await executor.check(bots, self.directory / CHECKS, lanes)
+        # A task of its own, so that a stop that cuts (stop()) cuts the check too.
+        task = asyncio.ensure_future(executor.check(bots, self.directory / CHECKS, lanes))
+        self._tasks = {task}
+        try:
+            checks = await task
+        except asyncio.CancelledError:
+            if not self._stopping:
+                raise
+            checks = []
+        finally:
+            self._tasks = set()
+        if self.halting:
+            raise RunStopped("stopped during the bots' check, before the first match")
         failed = [c for c in checks if not c.ok]
         if failed:
             raise BotCheckError(failed, len(checks))

@@ -232,3 +232,40 @@ def test_ctrl_c_twice_cuts_the_running_matches_and_still_writes_the_standings(
         assert not alive(int(path.read_text())), "a bot of the cut match is still running"
     assert not list((out / "logs").rglob("*.jsonl"))  # the cut match left no log
     assert journaled(out) == (0, 2)
+
+
+def test_sigterm_during_the_check_stops_at_once_and_plays_nothing(tmp_path: Path) -> None:
+    """A bot that never connects holds the check for a minute; SIGTERM cuts it."""
+    out = tmp_path / "out"
+    file = write_file(
+        tmp_path, [("play", PLAY), ("silent", SILENT)], "[time]\nconnect_timeout = 60.0"
+    )
+    pidfile = tmp_path / "pid"
+    env = {**os.environ, "TESTBOT_PIDFILE": str(pidfile)}
+    argv = [sys.executable, "-m", "ginref.cli", "tournament", str(file), "--out", str(out)]
+    proc = subprocess.Popen(
+        [*argv, "--sandbox", "none"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        cwd=ROOT,
+        env=env,
+    )
+    began = time.monotonic()
+    while not list(tmp_path.glob("pid.*")):  # the check has started a bot (each as seat 0)
+        assert time.monotonic() - began < BOUND and proc.poll() is None
+        time.sleep(0.02)  # how often to look; what decides is the files
+    sent = time.monotonic()
+    proc.send_signal(signal.SIGTERM)
+    stdout, stderr = proc.communicate(timeout=BOUND)
+    assert proc.returncode == 130, stderr
+    assert time.monotonic() - sent < 40.0  # not the minute the check would have waited
+    assert "Stopped: stopped during the bots' check, before the first match" in stderr
+    assert "Traceback" not in stderr and stdout == ""
+    for path in tmp_path.glob("pid.*"):
+        assert not alive(int(path.read_text()))
+    journal = open_journal(out, create=False)
+    try:
+        assert not journal.initialised  # nothing was scheduled: the file may still change
+    finally:
+        journal.close()
