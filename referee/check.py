@@ -30,6 +30,7 @@ from referee.text import safe_text
 
 TAIL_LINES = 3  # of the bot's output, quoted in a failed check
 TAIL_CHARS = 300
+_ERROR = re.compile(r"error|exception|fatal|panic", re.IGNORECASE)
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,8 +57,14 @@ def output_tail(path: Path, lines: int = TAIL_LINES) -> str:
         return ""
     kept = [safe_text(line.strip(), None) for line in text.splitlines() if line.strip()]
     # The referee's own note of a launch that failed repeats what the problem says.
-    kept = [line for line in kept if not line.startswith("ginref: ")][-lines:]
-    tail = " | ".join(kept)
+    kept = [line for line in kept if not line.startswith("ginref: ")]
+    shown = kept[-lines:]
+    # A runtime's report often ends with lines that say little (a stack's last frames, its
+    # version): the last line that names an error goes first when it is not among them.
+    named = next((line for line in reversed(kept) if _ERROR.search(line)), None)
+    if named is not None and named not in shown:
+        shown = [named, "…", kept[-1]]
+    tail = " | ".join(shown)
     return tail if len(tail) <= TAIL_CHARS else "…" + tail[-(TAIL_CHARS - 1) :]
 
 
