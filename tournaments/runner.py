@@ -245,7 +245,6 @@ class TournamentRunner:
         and must say Hello: if one cannot, :class:`BotCheckError` says why and nothing is
         played (nor journaled)."""
         lanes = concurrency or self.config.concurrency or default_concurrency()
-        wall0, cpu0, main0 = time.perf_counter(), time.process_time(), time.thread_time()
         executor = executor or LocalExecutor(self.config, self.directory, confinement)
         await executor.start()
         try:
@@ -258,7 +257,7 @@ class TournamentRunner:
                     self._pending,
                 )
                 self._pending = []
-            return await self._play(executor, lanes, on_progress, checks, (wall0, cpu0, main0))
+            return await self._play(executor, lanes, on_progress, checks)
         finally:
             await executor.close()
 
@@ -291,9 +290,9 @@ class TournamentRunner:
         lanes: int,
         on_progress: OnProgress | None,
         checks: list[BotCheck],
-        clocks: tuple[float, float, float],
     ) -> RunResult:
-        wall0, cpu0, main0 = clocks
+        # The run's time and CPU are its matches' (the check before them is reported apart).
+        wall0, cpu0, main0 = time.perf_counter(), time.process_time(), time.thread_time()
         session = self.journal.start_session(lanes)
         self.clean()
         keep = self.config.processes == "keep"
