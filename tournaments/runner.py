@@ -1,14 +1,17 @@
 """The tournament runner: schedule, run ``-j N`` jobs at once, journal every match, resume.
 
 A run opens (or creates) the journal in the tournament's directory, checks that it belongs to
-the same tournament, deletes what unfinished matches left behind (partial replay logs and bot
-output), and plays every scheduled match that is not in the journal yet. Each finished match is
-committed as soon as its log is complete, so killing the runner loses only the matches in
-flight; running the same command again plays exactly those. :meth:`TournamentRunner.stop`
-(Ctrl-C) cancels the matches in flight, stops their bots and cleans up.
+the same tournament, starts every bot that has a match left once and waits for its Hello (the
+check: a new tournament's schedule is journaled only once it passes), deletes what unfinished
+matches left behind (partial replay logs and bot output), and plays every scheduled match that
+is not in the journal yet. Each finished match is committed as soon as its log is complete, so
+killing the runner loses only the matches in flight; running the same command again plays
+exactly those. :meth:`TournamentRunner.stop` drains (no match starts, those in flight finish)
+or cuts (the matches in flight are cancelled, their bots stopped at once, their files removed).
 
-Directory layout: ``journal.sqlite``, ``logs/<x>.<y>/<job>/`` (replay logs and bot output), and
-the standings files written by :mod:`tournaments.standings`.
+Directory layout: ``journal.sqlite``, ``checks/<bot>.log`` (each bot's output during its
+check), ``logs/<x>.<y>/<job>/`` (replay logs and bot output), and the standings files written
+by :mod:`tournaments.standings`.
 """
 
 from __future__ import annotations
@@ -51,7 +54,6 @@ class Progress:
     last: MatchRecord | None = None  # the match that just finished, if any
     faults: int = 0  # in the journal's matches, this run's and earlier runs'
     halting: bool = False  # a stop was asked: no more matches start
-
     finished_at: float | None = None  # ``elapsed`` when the last match finished
 
     @property

@@ -88,7 +88,7 @@ class ExitStatus:
     code: int | None  # the exit status, when it exited by itself; None: a signal, or no start
     signal: str | None  # e.g. "SIGKILL", when a signal ended it
     killed_by_referee: bool
-    reason: str  # for people, e.g. "killed by SIGTERM from the referee: ..."
+    reason: str  # for people, e.g. "killed by the referee's SIGTERM: it did not connect ..."
 
     def to_dict(self) -> dict[str, Any]:
         """The replay log's spelling (an item of ``match_result.exits``)."""
