@@ -111,7 +111,8 @@ class Interrupts:
 class _Display:
     """The live display's state: the last progress, and the ETA from the mean time per match."""
 
-    def __init__(self) -> None:
+    def __init__(self, starting: str = "Starting...") -> None:
+        self.starting = starting  # shown until the first progress
         self.progress: Progress | None = None
         self.last_line = ""
         self.updated = time.monotonic()
@@ -134,7 +135,7 @@ class _Display:
     def render(self) -> RenderableType:
         p = self.now()
         if p is None:
-            return Text("Starting...", no_wrap=True, overflow="ellipsis")
+            return _line(self.starting)
         top = Table.grid(expand=True, padding=(0, 1))
         top.add_column(ratio=1)
         top.add_column(no_wrap=True)
@@ -184,7 +185,10 @@ async def run_live(
 async def _run_with_display(
     runner: TournamentRunner, confinement: Confinement, console: Console, check: bool | None
 ) -> RunResult:
-    display = _Display()
+    checking = runner.to_check() if (runner.config.check_bots if check is None else check) else []
+    display = _Display(
+        f"Checking {len(checking)} bots: each must start and say Hello..." if checking else ""
+    )
     with Live(
         get_renderable=display.render,
         console=console,
@@ -196,7 +200,13 @@ async def _run_with_display(
 
 
 async def _run_with_lines(
-    runner: TournamentRunner, confinement: Confinement, echo: Say, check: bool | None
+    runner: TournamentRunner,
+    confinement: Confinement | None,
+    echo: Say,
+    check: bool | None,
+    *,
+    heartbeat_s: float = HEARTBEAT,
+    tick: float = 1.0,
 ) -> RunResult:
     state = _Display()
     said = [time.monotonic()]
@@ -209,10 +219,13 @@ async def _run_with_lines(
 
     async def heartbeat() -> None:
         while True:
-            await asyncio.sleep(1.0)
+            await asyncio.sleep(tick)
             p = state.now()
-            if p is not None and time.monotonic() - said[0] >= HEARTBEAT:
-                echo(f"[{p.done}/{p.total}] {format_progress_line(p)}")
+            if p is not None and time.monotonic() - said[0] >= heartbeat_s:
+                echo(
+                    f"[{p.done}/{p.total}] {format_progress_line(p)}; "
+                    f"{format_duration(p.elapsed)} elapsed, ETA {format_duration(p.eta)}"
+                )
                 said[0] = time.monotonic()
 
     beat = asyncio.ensure_future(heartbeat())
