@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from ginref.confine import confine
+from ginref.options import confine
 from referee.bots.sandbox import SANDBOX_MODES, SandboxSettings
 from referee.bots.spec import BotSpec
 from referee.errors import GinRefError

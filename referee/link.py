@@ -14,6 +14,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, Protocol
 
+from referee.bots.process import ExitStatus
 from referee.faults import CONDUCT_RULE, Fault, FaultKind
 from referee.wire import ginrummy_pb2 as pb
 
@@ -59,6 +60,9 @@ class BotHandle(Protocol):
 
     def exit_text(self, code: int) -> str:
         """``exited with code N``, and the resource limit that ended it, if one did."""
+
+    def exit_status(self) -> ExitStatus | None:
+        """How the process ended (whether the referee ended it); None while it runs."""
 
 
 class Clock(Protocol):

@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from referee.bots.process import ExitStatus
 from referee.engine.outcomes import HandResult, MatchResult
 from referee.engine.rules import Rules
 from referee.fairness import DealSeal
@@ -63,6 +64,8 @@ class MatchOutcome:
     seat_think_ms: tuple[float, float] = (0.0, 0.0)  # the sum of their think_ms, by seat
     log_sha256: str = ""  # of the log's bytes as the referee wrote them
     log_bytes: int = 0
+    # How each seat's bot process ended, by the time the log was complete (None: running).
+    exits: tuple[ExitStatus | None, ExitStatus | None] = (None, None)
 
     @property
     def both_forfeit(self) -> bool:

@@ -38,6 +38,8 @@ from referee.results import MatchOutcome, MatchPlan, SeriesOutcome
 from referee.server import RefereeServer, SeatTicket
 from referee.session import OnFinished, OnSend, Session
 
+# Where the time a bot has to connect is set, named in the fault of a bot that took longer.
+CONNECT_TIMEOUT_OPTION = "--connect-timeout, or connect_timeout in a tournament file's [time]"
 # Called with each match's plan just before its session starts.
 OnStarted = Callable[[MatchPlan], None]
 
@@ -71,8 +73,12 @@ async def run_series_async(
     on_match_started: OnStarted | None = None,
     on_match_finished: OnFinished | None = None,
     confinement: Confinement | None = None,
+    keep_going: Callable[[], bool] | None = None,
 ) -> SeriesOutcome:
     """Launch both bots once and play one match per seed between them, one after another.
+
+    ``keep_going`` is asked before every match but the first: False ends the series there
+    (its bots are stopped as at its end, and the outcome holds the matches played).
 
     Bot A plays seat 0 of the first match; with ``swap_seats`` the seats alternate. Logs go to
     ``out_dir``; a bot that cannot play (it never connected, or left) forfeits each remaining
@@ -121,6 +127,25 @@ async def run_series_async(
         made.write_header()
         return made
 
+    stopped = False
+
+    async def stop_bots(cut: bool = False) -> None:
+        """End the streams and stop the processes (at once when the series is ``cut``)."""
+        nonlocal stopped
+        if stopped:
+            return
+        for bot in launched:
+            if bot.player.link is not None:
+                bot.player.link.close()
+            server.revoke(bot.ticket)
+        grace = 0.0 if cut else options.exit_grace
+        cause = "the series was cut short" if cut else None
+        await asyncio.gather(
+            *(b.process.stop(grace, options.kill_grace, cause) for b in launched),
+            return_exceptions=True,
+        )
+        stopped = True
+
     server.rejection_listeners.append(rejected_unknown)
     try:
         first = plans[0]
@@ -136,29 +161,28 @@ async def run_series_async(
         await _launch_and_connect(launched, first, server, options, lambda: session)
         for k, plan in enumerate(plans):
             if k > 0:
+                if keep_going is not None and not keep_going():
+                    break
                 session = new_session(plan)
             assert session is not None
             if on_match_started is not None:
                 on_match_started(plan)
-            outcomes.append(await session.run())
+            # After the last match the bots are stopped before its log is complete, so that
+            # the log records how each process ended.
+            last = k == len(plans) - 1
+            outcomes.append(await session.run(stop_bots if last else None))
             session = None
     finally:
         server.rejection_listeners.remove(rejected_unknown)
-        for bot in launched:
-            if bot.player.link is not None:
-                bot.player.link.close()
-            server.revoke(bot.ticket)
-        await asyncio.gather(
-            *(b.process.stop(options.exit_grace, options.kill_grace) for b in launched),
-            return_exceptions=True,
-        )
+        current = asyncio.current_task()
+        await stop_bots(cut=current is not None and current.cancelling() > 0)
         for bot in launched:
             await server.close_seat(bot.ticket)
         if own_server:
             await server.stop(grace=0.5)
         if own_confinement:
             confinement.close()
-    return SeriesOutcome(tuple(outcomes), tuple(p.bots_by_seat for p in plans))
+    return SeriesOutcome(tuple(outcomes), tuple(p.bots_by_seat for p in plans[: len(outcomes)]))
 
 
 async def launch(process: BotProcess, ticket: SeatTicket, server: RefereeServer, seat: int) -> None:
@@ -222,11 +246,15 @@ async def _launch_and_connect(
                 f"the bot {proc.exit_text(code)} without connecting",
             )
         else:
+            late = f"it did not connect within {options.connect_timeout:g} s"
+            # Nothing to wait for: stop it now, so that its log can say how it ended.
+            await proc.stop(0.0, options.kill_grace, late)
             conn.gone = Fault(
                 0,
                 FaultKind.NOT_CONNECTED,
                 CONDUCT_RULE,
-                f"the bot did not connect within {options.connect_timeout:g} s",
+                f"the bot did not connect within {options.connect_timeout:g} s "
+                f"(raise it with {CONNECT_TIMEOUT_OPTION})",
             )
 
     await asyncio.gather(*(connect(b) for b in bots))

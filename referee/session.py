@@ -27,11 +27,11 @@ from __future__ import annotations
 
 import asyncio
 import datetime as _dt
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import replace
 
+from referee.bots.process import ExitStatus
 from referee.convert import (
-    EventEncoder,
     action_from_pb,
     choose_deal_event_pb,
     fault_pb,
@@ -65,6 +65,7 @@ from referee.replay_log import (
 )
 from referee.requests import SeatRequests, hand_start_pb, seat_scores_pb
 from referee.results import MatchOutcome, MatchPlan, SeatInfo
+from referee.seat import SeatState
 from referee.transport import wait_reply
 from referee.wire import ginrummy_pb2 as pb
 
@@ -80,23 +81,8 @@ CRASH_PROBE = 0.5
 OnSend = Callable[[int, pb.RefereeMessage, Hand | None], None]
 # Called with each finished match's outcome, once its log is complete.
 OnFinished = Callable[[MatchOutcome], None]
-
-
-@dataclass(slots=True)
-class SeatState:
-    """One seat of one match."""
-
-    index: int
-    conn: Player
-    bank: float
-    retries_left: int
-    requests: SeatRequests
-    outstanding: int | None = None
-
-    @property
-    def encoder(self) -> EventEncoder:
-        """The seat's public events of the current hand, as sent."""
-        return self.requests.encoder
+# Stops the bots after the last match of a series, before its result is logged.
+BeforeResult = Callable[[], Awaitable[None]]
 
 
 class Session:
@@ -154,6 +140,7 @@ class Session:
         self.created = ""  # the header's, set by write_header
         self._move_ms = round(options.move_time * 1000)
         self.started = self._clock.time()
+        self.ended = self.started  # when the match was decided
         self.outcome: MatchOutcome | None = None
         self._rejected = 0
 
@@ -338,12 +325,15 @@ class Session:
         obs = observe(self.match, 0)
         return seat_scores_pb(obs.scores, obs.hands_won, obs.extra_boxes)
 
-    async def run(self) -> MatchOutcome:
-        """Play the match to its end; never raises for a bot's fault."""
+    async def run(self, before_result: BeforeResult | None = None) -> MatchOutcome:
+        """Play the match to its end; never raises for a bot's fault. ``before_result`` (the
+        last match of a series) stops the bots after MatchEnd, before the log's match_result,
+        which then records how each bot process ended."""
         for conn in {id(s.conn): s.conn for s in self.seats}.values():
             conn.session = self
+        self.started = self._clock.time()
         try:
-            await self._play()
+            await self._play(before_result)
         finally:
             for seat in self.seats:
                 seat.conn.session = None
@@ -375,7 +365,7 @@ class Session:
             forfeit=self.forfeit,
             faults=tuple(self.faults),
             decisions=self.decisions,
-            elapsed=self._clock.time() - self.started,
+            elapsed=self.ended - self.started,
             forfeits=self.forfeits,
             created=self.created,
             hands_played=self.match.hands_dealt,
@@ -383,9 +373,10 @@ class Session:
             seat_think_ms=(self.seat_think_ms[0], self.seat_think_ms[1]),
             log_sha256=self.log.sha256,
             log_bytes=self.log.size,
+            exits=self._exits(),
         )
 
-    async def _play(self) -> None:
+    async def _play(self, before_result: BeforeResult | None) -> None:
         m = self.match
         o = self.options
         time_control = pb.TimeControl(move_time_ms=self._move_ms, bank_ms=round(o.bank * 1000))
@@ -439,18 +430,7 @@ class Session:
                 await self._end_hand(m.hand_results[-1])
         result = m.result
         assert result is not None
-        self.log.write(
-            "match_result",
-            **match_result_dict(
-                result, m.hands_dealt, self.forfeit.kind.value if self.forfeit else None
-            ),
-            deal_salt=self._seal.salt.hex(),
-        )
-        # The log is complete before the bots hear the result: a caller may commit it now.
-        self.log.close()
-        self.outcome = self._make_outcome()
-        if self._on_finished is not None:
-            self._on_finished(self.outcome)
+        self.ended = self._clock.time()
         scores = self._scores()
         message = pb.RefereeMessage(
             match_end=pb.MatchEnd(
@@ -460,7 +440,29 @@ class Session:
                 deal_salt=self._seal.salt,
             )
         )
-        await self.send_both(lambda _s: message)
+        if before_result is not None:
+            await self.send_both(lambda _s: message)
+            await before_result()
+        self.log.write(
+            "match_result",
+            **match_result_dict(
+                result, m.hands_dealt, self.forfeit.kind.value if self.forfeit else None
+            ),
+            deal_salt=self._seal.salt.hex(),
+            exits=[None if x is None else x.to_dict() for x in self._exits()],
+        )
+        # The log is complete before the bots hear the result (or, at the end of a series,
+        # once they are stopped): a caller may commit it now.
+        self.log.close()
+        self.outcome = self._make_outcome()
+        if self._on_finished is not None:
+            self._on_finished(self.outcome)
+        if before_result is None:
+            await self.send_both(lambda _s: message)
+
+    def _exits(self) -> tuple[ExitStatus | None, ExitStatus | None]:
+        """How each seat's bot process ended (None: it is still running)."""
+        return (self.seats[0].conn.proc.exit_status(), self.seats[1].conn.proc.exit_status())
 
     async def _start_hand(self, hand: Hand) -> None:
         self.hand = hand  # from here on, messages are about this hand

@@ -104,8 +104,7 @@ def _payoff_line(timeline: Timeline, you: int | None) -> list[str]:
         return []
     seats = ", ".join(f"{_seat(timeline, s, you)} {total[s]:+g}" for s in (0, 1))
     return [
-        f"payoff ({rules.payoff}, R8.7): {seats}: what each seat is paid, "
-        "not part of the score"
+        f"payoff ({rules.payoff}, R8.7): {seats}: what each seat is paid, not part of the score"
     ]
 
 

@@ -116,7 +116,9 @@ def replay_frames(timeline: Timeline) -> list[dict[str, Any]]:
         text = _lines(timeline, step)
         # What the other seat was told of this record: the page shows it when the actor's
         # cards are face down.
-        public = _lines(timeline, step, 1 - step.record["seat"]) if _hidden_from_other(step) else None  # noqa: E501
+        public = (
+            _lines(timeline, step, 1 - step.record["seat"]) if _hidden_from_other(step) else None
+        )  # noqa: E501
         games = [list(g) for g in match.board.game_points]
         over = match.result is not None and step.kind == "match_result"
         scores = list(match.result.final) if over and match.result is not None else match.scores
@@ -159,9 +161,7 @@ def render_html(timeline: Timeline, *, hand: int | None = None) -> str:
     frames = replay_frames(timeline)
     # The page opens at the first deal (or hand ``hand``'s): the table, not the header.
     first = hand if hand is not None else min(timeline.hands(), default=None)
-    start = next(
-        (i for i, f in enumerate(frames) if f["kind"] == "deal" and f["hand"] == first), 0
-    )
+    start = next((i for i, f in enumerate(frames) if f["kind"] == "deal" and f["hand"] == first), 0)
     cut = timeline.log.truncated
     names = {r["seat"]: f"{r['name']} {r['version']}" for r in timeline.log.of_type("connected")}
     data = {

@@ -35,6 +35,7 @@ from referee.engine.match import Match
 from referee.engine.melds import min_deadwood
 from referee.engine.observation import Observation
 from referee.engine.outcomes import Event, HandOutcome, HandResult, Phase
+from referee.text import safe_text
 from referee.timeline import Step, Timeline, request_observation, seat_observation
 from replays.breakdown import result_lines
 
@@ -491,6 +492,12 @@ def _format_match_result(
     text = f"══ Result: {what}, {score}, margin {r['margin']}, {hands}"
     lines = ["", _gutter(step.line, style) + style.bold(text)]
     lines += [_INDENT + line for line in result_lines(timeline, r, final, seat)]
+    exits = r.get("exits")  # absent from the logs of earlier referees
+    if isinstance(exits, list):
+        for n, item in enumerate(exits[:2]):
+            if isinstance(item, dict):
+                how = safe_text(str(item.get("reason", "")), None)
+                lines.append(_INDENT + f"{seat_name(timeline, n, seat)} process: {how}")
     return lines
 
 

@@ -43,9 +43,7 @@ def _inline(node: Any, defs: dict[str, Any]) -> Any:
 # One validator per record type (its $defs entry, inlined): checking a record against the
 # top-level oneOf tries all eight definitions, and the suite writes a great many records.
 _BY_TYPE = {
-    ref["$ref"].removeprefix("#/$defs/"): Draft202012Validator(
-        _inline(ref, load_schema()["$defs"])
-    )
+    ref["$ref"].removeprefix("#/$defs/"): Draft202012Validator(_inline(ref, load_schema()["$defs"]))
     for ref in load_schema()["oneOf"]
 }
 _SEEN: dict[str, str | None] = {}  # a record's JSON -> what breaks the schema (None: nothing)

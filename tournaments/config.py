@@ -113,6 +113,7 @@ class TournamentConfig:
     sandbox: SandboxSettings = dataclasses.field(default_factory=SandboxSettings)
     out: str | None = None  # None: runs/<name>
     source: str = "<default>"
+    check_bots: bool = True  # start each bot once, before play, and require its Hello
 
     @property
     def rules(self) -> Rules:
@@ -160,6 +161,8 @@ class TournamentConfig:
         """A copy with the command line's options applied: ``fields`` (None: the file's),
         the sandbox mode, ``NAME=VALUE`` limits and rule overrides on top of the file's."""
         changes = {key: value for key, value in fields.items() if value not in (None, ())}
+        if changes.get("concurrency") == 0:
+            changes["concurrency"] = None  # -j 0, like concurrency = 0: the number of cores
         if sandbox is not None:
             mode: SandboxMode = "none" if sandbox == "none" else "bwrap"
             changes["sandbox"] = dataclasses.replace(self.sandbox, mode=mode)
@@ -242,6 +245,7 @@ class TournamentConfig:
             },
             "out": str(self.out_dir),
             "source": self.source,
+            "check_bots": self.check_bots,
         }
 
 
@@ -256,6 +260,7 @@ _TOP_KEYS = (
     "concurrency",
     "processes",
     "recover",
+    "check_bots",
     "out",
     "rules",
     "time",
@@ -296,7 +301,7 @@ def parse_text(text: str, source: str = "<text>", base: Path | None = None) -> T
             if value < 1:
                 raise r.error((key,), f"must be at least 1, got {value}")
             fields[key] = value
-    for key in ("duplicate", "recover"):
+    for key in ("duplicate", "recover", "check_bots"):
         if key in data:
             fields[key] = r.get(data, key, bool, (), "true or false")
     if "seed" in data:

@@ -15,14 +15,14 @@ referee's outcome (:func:`~tournaments.records.record_from_outcome`), not from t
 
 from __future__ import annotations
 
-import asyncio
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Protocol
 
 from referee.bots.confine import Confinement
-from referee.results import MatchOutcome, MatchPlan, SeriesOutcome
+from referee.check import BotCheck, check_bots
+from referee.results import MatchOutcome, MatchPlan
 from referee.series import run_series_async
 from referee.server import RefereeServer
 from tournaments.config import TournamentConfig
@@ -48,6 +48,10 @@ class Executor(Protocol):
         Cancellation stops the job at once (its unfinished match is lost, its partial log may
         stay in ``directory``). A bot's fault is a result, never an exception.
         """
+
+    async def check(self, bots: Sequence[str], directory: Path, concurrency: int) -> list[BotCheck]:
+        """Start each bot once as its matches will start it and wait for its Hello,
+        ``concurrency`` at once; each one's output under ``directory``."""
 
 
 class LocalExecutor:
@@ -88,9 +92,16 @@ class LocalExecutor:
         if self.confinement is not None and self._own_confinement:
             self.confinement.close()
 
+    async def check(self, bots: Sequence[str], directory: Path, concurrency: int) -> list[BotCheck]:
+        """Check the bots on the shared server, confined as their matches will be."""
+        assert self.server is not None, "start() first"
+        specs = [self.specs[name] for name in bots]
+        return await check_bots(
+            specs, directory, self.server, self.options, self.confinement, concurrency
+        )
+
     async def run(self, job: Job, directory: Path, on_match: OnMatch) -> None:
         """Play the job with :func:`run_series_async` (a series of one in fresh mode)."""
-        loop = asyncio.get_running_loop()
         directory.mkdir(parents=True, exist_ok=True)
         launched = time.perf_counter()
         started: dict[str, float] = {}
@@ -103,8 +114,7 @@ class LocalExecutor:
             specs[plan.match_id] = job.matches[plan.number - 1]
 
         def match_finished(outcome: MatchOutcome) -> None:
-            # Called once the log is complete and before the bots are told: commit it now, not
-            # when the series is over.
+            # Called once the log is complete: commit it now, not when the series is over.
             nonlocal stop
             match_id = outcome.match_id
             if match_id in reported:
@@ -115,33 +125,25 @@ class LocalExecutor:
                 outcome,
                 specs[match_id],
                 self.root,
-                elapsed_s=None if begin is None else round(time.perf_counter() - begin, 4),
+                # The match itself: the last one's outcome comes once its bots are stopped.
+                elapsed_s=None if begin is None else round(outcome.elapsed, 4),
                 startup_s=round(begin - launched, 4) if first and begin is not None else None,
             )
             reported.add(match_id)
-            if not on_match(record) and len(reported) < len(job.matches):
-                stop = True
-                task.cancel()
+            if not on_match(record):
+                stop = True  # the series ends after this match, its bots stopped as usual
 
         bots = (self.specs[job.bots[0]], self.specs[job.bots[1]])
-        task: asyncio.Task[SeriesOutcome] = loop.create_task(
-            run_series_async(
-                bots,
-                self.rules,
-                [m.seed for m in job.matches],
-                directory,
-                self.options,
-                swap_seats=True,
-                server=self.server,
-                on_match_started=match_started,
-                on_match_finished=match_finished,
-                confinement=self.confinement,
-            )
+        await run_series_async(
+            bots,
+            self.rules,
+            [m.seed for m in job.matches],
+            directory,
+            self.options,
+            swap_seats=True,
+            server=self.server,
+            on_match_started=match_started,
+            on_match_finished=match_finished,
+            confinement=self.confinement,
+            keep_going=lambda: not stop,
         )
-        try:
-            await task
-        except asyncio.CancelledError:
-            current = asyncio.current_task()
-            if stop and current is not None and not current.cancelling():
-                return
-            raise

@@ -11,16 +11,19 @@ directory must agree with them (:meth:`Journal.check_identity`). Schema: docs/to
 from __future__ import annotations
 
 import datetime as _dt
+import functools
 import json
 import sqlite3
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, ParamSpec, TypeVar
 
 from referee.errors import ConfigError
 from tournaments.records import FaultRow, Forfeit, HandRow, MatchRecord
 from tournaments.schedule import MatchSpec
 
+P = ParamSpec("P")
+R = TypeVar("R")
 SCHEMA_VERSION = 1
 JOURNAL_FILE = "journal.sqlite"
 
@@ -123,6 +126,25 @@ class JournalError(ConfigError):
     """A journal that cannot be opened, or that belongs to another tournament."""
 
 
+def _sqlite_errors(method: Callable[P, R]) -> Callable[P, R]:
+    """A journal method whose SQLite errors (a file damaged while open, a full disk) become
+    one :class:`JournalError` naming the file."""
+
+    @functools.wraps(method)
+    def guarded(*args: P.args, **kwargs: P.kwargs) -> R:
+        try:
+            return method(*args, **kwargs)
+        except sqlite3.Error as exc:
+            journal = args[0]
+            assert isinstance(journal, Journal)
+            raise journal._damaged(exc) from None
+
+    return guarded
+
+
+_TABLES = ("meta", "bots", "schedule", "sessions", "matches", "hands", "faults")
+
+
 class Journal:
     """An open journal (one connection, used from one thread)."""
 
@@ -130,24 +152,59 @@ class Journal:
         self.path = path
         if not create and not path.exists():
             raise JournalError(f"no tournament journal at {str(path)!r}")
+        self.db = sqlite3.connect(path, isolation_level=None)
         try:
-            self.db = sqlite3.connect(path, isolation_level=None)
-            self.db.execute("PRAGMA journal_mode = WAL")
-            self.db.execute("PRAGMA synchronous = FULL")
-            self.db.execute("PRAGMA foreign_keys = ON")
-            version = self.db.execute("PRAGMA user_version").fetchone()[0]
-            if version not in (0, SCHEMA_VERSION):
-                raise JournalError(
-                    f"{path}: journal schema version {version}; this ginref reads {SCHEMA_VERSION}"
-                )
-            if version == 0 and create:
-                with self.transaction():
-                    for statement in _SCHEMA.split(";"):
-                        if statement.strip():
-                            self.db.execute(statement)
-                    self.db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+            self._open(create)
         except sqlite3.Error as exc:
-            raise JournalError(f"cannot open the journal {str(path)!r}: {exc}") from None
+            self.db.close()
+            raise self._damaged(exc) from None
+        except BaseException:
+            self.db.close()
+            raise
+
+    def _open(self, create: bool) -> None:
+        version = self.db.execute("PRAGMA user_version").fetchone()[0]
+        tables = {
+            row[0] for row in self.db.execute("SELECT name FROM sqlite_master WHERE type='table'")
+        }
+        if version == 0 and not tables and not create:
+            raise JournalError(
+                f"{self.path} holds no tournament (the file is empty): run the tournament to "
+                "start it, or name the directory of another one"
+            )
+        if version not in (0, SCHEMA_VERSION):
+            raise JournalError(
+                f"{self.path} was written by a ginref whose journal has schema version {version}; "
+                f"this ginref reads version {SCHEMA_VERSION}: resume the tournament with that "
+                "ginref, or choose another --out directory to start one with this one"
+            )
+        if (version == 0 and tables) or (version == SCHEMA_VERSION and set(_TABLES) - tables):
+            raise JournalError(
+                f"{self.path} is an SQLite database but not a ginref tournament journal: move it "
+                "away, or choose another --out directory"
+            )
+        # A truncated or overwritten file may open and fail only at a later query: check every
+        # page now, so that the error comes once, here, and names the file.
+        problem = self.db.execute("PRAGMA quick_check").fetchone()[0]
+        if problem != "ok":  # its own words run over several lines: SQLite's usual ones
+            raise sqlite3.DatabaseError("database disk image is malformed")
+        self.db.execute("PRAGMA journal_mode = WAL")
+        self.db.execute("PRAGMA synchronous = FULL")
+        self.db.execute("PRAGMA foreign_keys = ON")
+        if version == 0 and create:
+            with self.transaction():
+                for statement in _SCHEMA.split(";"):
+                    if statement.strip():
+                        self.db.execute(statement)
+                self.db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+
+    def _damaged(self, exc: sqlite3.Error) -> JournalError:
+        """The one error for a journal SQLite cannot read, with what to do about it."""
+        return JournalError(
+            f"{self.path} is damaged or is not a ginref journal (SQLite: {exc}); the matches "
+            f"it held cannot be resumed: move {self.path.parent} away, or choose another --out "
+            "directory, to start the tournament over"
+        )
 
     def close(self) -> None:
         """Close the connection."""
@@ -159,6 +216,7 @@ class Journal:
 
     # --- creation and identity -----------------------------------------------------------------
 
+    @_sqlite_errors
     def meta(self, key: str) -> Any:
         """A metadata value (JSON-decoded), or None."""
         row = self.db.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
@@ -169,6 +227,7 @@ class Journal:
         """Whether the schedule has been written."""
         return self.meta("identity") is not None
 
+    @_sqlite_errors
     def initialise(
         self,
         identity: dict[str, Any],
@@ -213,6 +272,7 @@ class Journal:
                 ],
             )
 
+    @_sqlite_errors
     def check_identity(self, identity: dict[str, Any]) -> None:
         """Raise :class:`JournalError` naming what differs from the stored identity."""
         stored = self.meta("identity") or {}
@@ -225,6 +285,7 @@ class Journal:
                 "run it with its own settings to resume it, or choose another --out directory"
             )
 
+    @_sqlite_errors
     def schedule(self) -> list[MatchSpec]:
         """The stored schedule, in order of play."""
         rows = self.db.execute(
@@ -235,12 +296,14 @@ class Journal:
             MatchSpec(k, p, r, (x, y), g, d, s, (s0, s1)) for k, p, r, x, y, g, d, s, s0, s1 in rows
         ]
 
+    @_sqlite_errors
     def bot_names(self) -> list[str]:
         """The bots, in the order of the tournament file."""
         return [r[0] for r in self.db.execute("SELECT name FROM bots ORDER BY position")]
 
     # --- sessions ------------------------------------------------------------------------------
 
+    @_sqlite_errors
     def start_session(self, concurrency: int) -> int:
         """Record the start of a run; its id."""
         with self.transaction():
@@ -251,6 +314,7 @@ class Journal:
         assert cur.lastrowid is not None
         return cur.lastrowid
 
+    @_sqlite_errors
     def end_session(
         self, session: int, status: str, played: int, wall: float, cpu: float, main_cpu: float
     ) -> None:
@@ -262,6 +326,7 @@ class Journal:
                 (_now(), status, played, wall, cpu, main_cpu, session),
             )
 
+    @_sqlite_errors
     def sessions(self) -> list[dict[str, Any]]:
         """Every run, oldest first."""
         cur = self.db.execute("SELECT * FROM sessions ORDER BY id")
@@ -270,14 +335,17 @@ class Journal:
 
     # --- matches -------------------------------------------------------------------------------
 
+    @_sqlite_errors
     def finished_keys(self) -> set[str]:
         """The keys of the matches in the journal."""
         return {r[0] for r in self.db.execute("SELECT key FROM matches")}
 
+    @_sqlite_errors
     def log_paths(self) -> set[str]:
         """The replay logs the journal refers to (relative paths)."""
         return {r[0] for r in self.db.execute("SELECT log_path FROM matches")}
 
+    @_sqlite_errors
     def commit_match(self, record: MatchRecord, session: int) -> None:
         """Store a finished match, its hands and faults, in one transaction."""
         forfeit = record.forfeit
@@ -349,6 +417,7 @@ class Journal:
                 ],
             )
 
+    @_sqlite_errors
     def records(self) -> list[MatchRecord]:
         """Every finished match, in order of play."""
         hands: dict[str, list[HandRow]] = {}

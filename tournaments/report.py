@@ -3,11 +3,16 @@ here)."""
 
 from __future__ import annotations
 
+import textwrap
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from referee.check import output_tail
 from referee.engine.outcomes import HandOutcome, HandResult, Termination
-from referee.faults import Fault
+from referee.faults import Fault, FaultKind
 from referee.results import MatchOutcome
 from tournaments.runner import Progress, RunResult
-from tournaments.standings import BotStanding, HeadToHead, Standings
+from tournaments.standings import BotStanding, DuplicatePairing, HeadToHead, Standings
 
 _TERMINATION_TEXT = {
     Termination.TARGET: "target reached",
@@ -93,9 +98,27 @@ def format_match_outcome(outcome: MatchOutcome) -> str:
     for fault in other:
         retry = " (retried)" if fault.retry else ""
         lines.append(f"Fault{retry}: {fault.describe()}")
+    for seat, status in enumerate(outcome.exits):
+        if status is not None:
+            lines.append(f"Exit: seat {seat} ({seat_name(outcome, seat)}): {status.reason}")
     lines.append(f"Log: {outcome.log_path}")
     lines.append("Bot output: " + ", ".join(str(s.output) for s in outcome.seats))
     return "\n".join(lines)
+
+
+def format_not_started(outcome: MatchOutcome) -> list[str]:
+    """One line per bot that never connected to the match: which, why, and the end of its
+    output (``ginref match`` prints them as errors and exits non-zero)."""
+    lines = []
+    for fault in outcome.faults:
+        if fault.kind is FaultKind.NOT_CONNECTED:
+            seat = outcome.seats[fault.seat]
+            line = f"bot {seat.label!r} (seat {fault.seat}) cannot start: {fault.reason}"
+            tail = output_tail(seat.output)
+            if tail:
+                line += f"; its output ends: {tail}"
+            lines.append(line)
+    return lines
 
 
 # --- tournaments ------------------------------------------------------------------------------
@@ -121,99 +144,188 @@ def _elo(s: BotStanding) -> str:
     return f"{s.elo:+.0f} [{s.elo_low:+.0f}, {s.elo_high:+.0f}]"
 
 
-def format_standings_table(standings: Standings) -> str:
-    """The standings as a fixed-width table, one line per bot."""
-    width = max([len("Bot"), *(len(s.name) for s in standings.bots)])
-    head = (
-        f"{'#':>2}  {'Bot':<{width}}  {'Played':>6}  {'W':>4} {'L':>4} {'D':>3}  {'Points':>6}  "
-        f"{'%':>5}  {'Elo [95% interval]':<22}  {'Score +/-':>13}  {'Hand pts +/-':>13}  "
-        f"{'Hands won':>9}  {'Gins':>4}  {'Under':>5}  {'Faults':>6}  {'Think ms':>8}"
-    )
-    lines = [head]
-    for s in standings.bots:
-        faults = ", ".join(f"{k} {v}" for k, v in s.faults.items() if v)
-        lines.append(
-            f"{s.rank:>2}  {s.name:<{width}}  {s.matches:>6}  {s.wins:>4} {s.losses:>4} "
-            f"{s.draws:>3}  {s.points:>6g}  {_num(s.score_pct, 1):>5}  {_elo(s):<22}  "
-            f"{f'{s.score_for}/{s.score_against}':>13}  "
-            f"{f'{s.hand_points_for}/{s.hand_points_against}':>13}  "
-            f"{f'{s.hands_won}/{s.hands}':>9}  {s.gins:>4}  {s.undercuts:>5}  "
-            f"{s.fault_total:>6}  {_num(s.mean_think_ms, 2):>8}"
-            + (f"  ({faults})" if faults else "")
-        )
+def _fault_kinds(s: BotStanding) -> str:
+    kinds = ", ".join(f"{k} {v}" for k, v in s.faults.items() if v)
+    return f"({kinds})" if kinds else ""
+
+
+@dataclass(frozen=True, slots=True)
+class _Column:
+    head: str
+    cell: Callable[[BotStanding], str]
+    right: bool  # aligned right (numbers)
+    keep: int  # 0: always shown; then the order in which columns are given up to a narrow width
+
+
+# In the order shown. A narrow table keeps rank, bot, points and Elo with its interval, and
+# adds the others by ``keep`` while they fit.
+_COLUMNS = (
+    _Column("#", lambda s: str(s.rank), True, 0),
+    _Column("Bot", lambda s: s.name, False, 0),
+    _Column("Played", lambda s: str(s.matches), True, 4),
+    _Column("W-D-L", lambda s: f"{s.wins}-{s.draws}-{s.losses}", True, 1),
+    _Column("Points", lambda s: f"{s.points:g}", True, 0),
+    _Column("%", lambda s: _num(s.score_pct, 1), True, 3),
+    _Column("Elo [95% interval]", _elo, False, 0),
+    _Column("Score +/-", lambda s: f"{s.score_for}/{s.score_against}", True, 6),
+    _Column("Hand pts +/-", lambda s: f"{s.hand_points_for}/{s.hand_points_against}", True, 9),
+    _Column("Hands won", lambda s: f"{s.hands_won}/{s.hands}", True, 7),
+    _Column("Gins", lambda s: str(s.gins), True, 8),
+    _Column("Under", lambda s: str(s.undercuts), True, 10),
+    _Column("Faults", lambda s: str(s.fault_total), True, 2),
+    _Column("Think ms", lambda s: _num(s.mean_think_ms, 2), True, 5),
+    _Column("", _fault_kinds, False, 11),  # the faults by kind
+)
+_GAP = "  "
+
+
+def _fit(text: str, width: int) -> str:
+    return text if len(text) <= width else text[: max(1, width - 1)] + "…"
+
+
+def format_standings_table(standings: Standings, width: int | None = None) -> str:
+    """The standings as a fixed-width table, one line per bot, in at most ``width`` columns
+    (None: no limit, every column)."""
+    rows = [[c.cell(s) for c in _COLUMNS] for s in standings.bots]
+    widths = [max([len(c.head), *(len(r[i]) for r in rows)]) for i, c in enumerate(_COLUMNS)]
+    shown = [i for i, c in enumerate(_COLUMNS) if c.keep == 0 or widths[i] == 0]
+    if width is None:
+        shown = [i for i, w in enumerate(widths) if w > 0]
+    else:
+        for i in sorted(range(len(_COLUMNS)), key=lambda i: _COLUMNS[i].keep):
+            if i in shown or widths[i] == 0:
+                continue
+            wanted = sorted([*shown, i])
+            if sum(widths[j] for j in wanted) + len(_GAP) * (len(wanted) - 1) <= width:
+                shown = wanted
+        # Even the essential columns too wide: the bots' names give way.
+        over = sum(widths[j] for j in shown) + len(_GAP) * (len(shown) - 1) - width
+        if over > 0:
+            widths[1] = max(len("Bot"), widths[1] - over)
+    lines = []
+    for cells in [[c.head for c in _COLUMNS], *rows]:
+        parts = []
+        for i in shown:
+            text = _fit(cells[i], widths[i])
+            parts.append(text.rjust(widths[i]) if _COLUMNS[i].right else text.ljust(widths[i]))
+        lines.append(_GAP.join(parts).rstrip())
     return "\n".join(lines)
 
 
-def format_crosstable(standings: Standings) -> str:
-    """Head to head: the row bot's wins-draws-losses against each column bot."""
+def format_crosstable(standings: Standings, width: int | None = None) -> str:
+    """Head to head: the row bot's wins-draws-losses against each column bot. Where the bots'
+    names do not fit ``width`` as column heads, the columns are numbered by rank (the rows say
+    which bot is which), and split into blocks that fit."""
     names = [s.name for s in standings.bots]
-    width = max(len(n) for n in names)
     cells = {
         (a, b): ("x" if a == b else _h2h(standings.head_to_head[(a, b)]))
         for a in names
         for b in names
     }
+    label = max(len(n) for n in names)
     col = max(8, *(len(c) for c in cells.values()), *(len(n) for n in names))
-    lines = [" " * width + "  " + "  ".join(f"{n:>{col}}" for n in names)]
-    for a in names:
-        lines.append(f"{a:<{width}}  " + "  ".join(f"{cells[(a, b)]:>{col}}" for b in names))
-    return "\n".join(lines)
+    if width is None or label + (col + 2) * len(names) <= width:
+        lines = [" " * label + "  " + "  ".join(f"{n:>{col}}" for n in names)]
+        for a in names:
+            lines.append(f"{a:<{label}}  " + "  ".join(f"{cells[(a, b)]:>{col}}" for b in names))
+        return "\n".join(lines)
+    number = len(str(len(names)))
+    label = min(label, max(8, width // 3))
+    col = max(len(str(len(names))), *(len(c) for c in cells.values()))
+    per_block = max(1, (width - number - 1 - label) // (col + 2))
+    blocks = []
+    for first in range(0, len(names), per_block):
+        chosen = list(enumerate(names))[first : first + per_block]
+        head = " " * (number + 1 + label) + "".join(f"  {k + 1:>{col}}" for k, _ in chosen)
+        lines = [head]
+        for r, a in enumerate(names):
+            row = f"{r + 1:>{number}} {_fit(a, label):<{label}}"
+            lines.append(row + "".join(f"  {cells[(a, b)]:>{col}}" for _, b in chosen))
+        blocks.append("\n".join(lines))
+    return "\n\n".join(blocks)
 
 
 def _h2h(h: HeadToHead) -> str:
     return "-" if not h.matches else f"{h.wins}-{h.draws}-{h.losses}"
 
 
-def format_duplicate(standings: Standings) -> str:
+def _wrap(text: str, width: int | None, indent: str = "") -> list[str]:
+    """``text`` as lines of at most ``width`` columns (None: one line)."""
+    if width is None:
+        return [text]
+    return textwrap.wrap(text, width, subsequent_indent=indent, break_on_hyphens=False) or [""]
+
+
+def format_duplicate(standings: Standings, width: int | None = None) -> str:
     """Duplicate pairs: paired totals per pairing and the interval they give."""
-    lines = [
-        "Duplicate deals (each deal played twice, seats swapped; X minus Y, final score per match)"
-    ]
+    lines = _wrap(
+        "Duplicate deals (each deal played twice, seats swapped; X minus Y, final score per match)",
+        width,
+    )
     for d in standings.duplicate:
         ci_p = "-" if d.paired_ci is None else f"[{d.paired_ci[0]:+.1f}, {d.paired_ci[1]:+.1f}]"
         ci_u = (
             "-" if d.unpaired_ci is None else f"[{d.unpaired_ci[0]:+.1f}, {d.unpaired_ci[1]:+.1f}]"
         )
-        narrowing = "-" if d.narrowing is None else f"{d.narrowing:.2f}x narrower"
         mean = "-" if d.mean_diff is None else f"{d.mean_diff:+.1f}"
-        lines.append(
+        text = (
             f"  {d.x} v {d.y}: {len(d.pairs)} deal pairs, X won {d.x_pair_wins}, split "
             f"{d.split}, Y won {d.y_pair_wins}; mean {mean}, paired 95% {ci_p}, as if "
-            f"independent {ci_u} ({narrowing})"
+            f"independent {ci_u} ({compare_intervals(d)})"
         )
+        lines += _wrap(text, width, "    ")
         if d.unpaired_matches:
-            lines.append(f"    ({d.unpaired_matches} matches wait for their partner)")
+            lines += _wrap(f"    ({d.unpaired_matches} matches wait for their partner)", width)
     return "\n".join(lines)
 
 
-def format_standings(standings: Standings) -> str:
-    """The whole standings report: table, head to head, duplicate pairs."""
+def compare_intervals(d: DuplicatePairing) -> str:
+    """The paired interval's width against the unpaired one's, in words that follow the
+    numbers: narrower only when it is."""
+    if d.paired_ci is None or d.unpaired_ci is None:
+        return "-"
+    paired = d.paired_ci[1] - d.paired_ci[0]
+    unpaired = d.unpaired_ci[1] - d.unpaired_ci[0]
+    if paired <= 0:
+        return "both of zero width" if unpaired <= 0 else "paired of zero width"
+    ratio = unpaired / paired
+    if round(ratio, 2) == 1:
+        return "paired as wide"
+    if ratio > 1:
+        return f"paired {ratio:.2f}x narrower"
+    return f"paired {1 / ratio:.2f}x wider"
+
+
+def format_standings(standings: Standings, width: int | None = None) -> str:
+    """The whole standings report: table, head to head, duplicate pairs, rating notes; every
+    line at most ``width`` columns (None: no limit)."""
     title = f"Standings: {standings.name}, {standings.done} of {standings.total} matches"
-    parts = [title, "", format_standings_table(standings), "", "Head to head (row: W-D-L)"]
-    parts.append(format_crosstable(standings))
+    parts = [*_wrap(title, width), "", format_standings_table(standings, width), ""]
+    parts += ["Head to head (row: W-D-L)", format_crosstable(standings, width)]
     if standings.duplicate:
-        parts += ["", format_duplicate(standings)]
+        parts += ["", format_duplicate(standings, width)]
     if standings.rating_note:
-        parts += ["", standings.rating_note]
+        parts += ["", *_wrap(standings.rating_note, width)]
+    for note in standings.rating_notes:
+        parts += _wrap(f"Note: {note}", width, "  ")
     return "\n".join(parts)
 
 
-def format_progress(p: Progress, width: int = 24) -> str:
-    """One progress-bar line: matches done, running, ETA and the current leader."""
-    filled = 0 if not p.total else round(width * p.done / p.total)
-    bar = "#" * filled + "-" * (width - filled)
+def format_progress_line(p: Progress) -> str:
+    """Matches running, faults so far and the leader (and whether the run is stopping)."""
     leader = "-"
     if p.leader is not None:
         name, points, games = p.leader
         leader = f"{name} {points:g}/{games}"
-    return (
-        f"[{bar}] {p.done}/{p.total} done, {p.running} running, "
-        f"ETA {format_duration(p.eta)}, leader {leader}"
-    )
+    faults = "1 fault" if p.faults == 1 else f"{p.faults} faults"
+    stopping = ", stopping" if p.halting else ""
+    return f"{p.running} running, {faults}, leader {leader}{stopping}"
 
 
-def format_match_line(p: Progress) -> str:
-    """One line per finished match (when the output is not a terminal)."""
+def format_match_line(p: Progress, *, with_progress: bool = True) -> str:
+    """A finished match in one line; ``with_progress``: led by the matches done of all and
+    followed by the time, the ETA and the faults so far (a line per match where the output is
+    not a terminal)."""
     r = p.last
     assert r is not None
     what = "no winner" if r.winner is None else f"{r.seats[r.winner]} wins"
@@ -221,27 +333,62 @@ def format_match_line(p: Progress) -> str:
     if r.forfeit is not None:
         who = "both" if r.forfeit.seat is None else r.seats[r.forfeit.seat]
         forfeit = f", forfeit: {who} {r.forfeit.kind}"
+    line = f"{r.key}: {r.seats[0]} v {r.seats[1]} {r.final[0]}-{r.final[1]}, {what}{forfeit}"
+    if not with_progress:
+        return line
+    faults = "1 fault" if p.faults == 1 else f"{p.faults} faults"
     return (
-        f"[{p.done}/{p.total}] {r.key}: {r.seats[0]} v {r.seats[1]} "
-        f"{r.final[0]}-{r.final[1]}, {what}{forfeit}"
+        f"[{p.done}/{p.total}] {line}; {format_duration(p.elapsed)} elapsed, "
+        f"ETA {format_duration(p.eta)}, {faults}"
     )
 
 
-def format_run_result(result: RunResult) -> str:
-    """What a run did: matches, time, throughput, where the files are."""
+def format_run_result(result: RunResult, width: int | None = None) -> str:
+    """What a run did: the bots' check, matches, time, throughput, where the files are."""
     rate = 60.0 * result.played / result.wall if result.wall > 0 else 0.0
     head = {
         "complete": "Tournament complete",
         "interrupted": "Interrupted",
         "failed": "Failed",
     }[result.status]
-    lines = [
+    lines: list[str] = []
+    if result.checks:
+        slowest = max(c.seconds for c in result.checks)
+        lines += _wrap(
+            f"Checked {len(result.checks)} bots before play: each started and said Hello "
+            f"(the slowest in {slowest:.1f} s).",
+            width,
+        )
+    lines += _wrap(
         f"{head}: {result.done} of {result.total} matches in the journal; this run played "
         f"{result.played} in {format_duration(result.wall)} ({rate:.1f} matches/min, "
         f"-j {result.concurrency}; referee CPU {100 * result.cpu / max(result.wall, 1e-9):.0f}% "
-        "of wall time)"
-    ]
+        "of wall time)",
+        width,
+    )
     if result.status == "interrupted":
-        lines.append("Run the same command again to resume; finished matches are kept.")
+        lines += _wrap("Run the same command again to resume; finished matches are kept.", width)
     lines.append(f"Directory: {result.directory}")
     return "\n".join(lines)
+
+
+def not_connected(standings: Standings) -> list[tuple[str, int]]:
+    """The bots charged with ``not_connected`` faults, and how many: matches they forfeited
+    without ever playing."""
+    return [
+        (s.name, s.faults["not_connected"]) for s in standings.bots if s.faults.get("not_connected")
+    ]
+
+
+def format_not_connected(standings: Standings, width: int | None = None) -> str | None:
+    """The warning of a tournament in which bots never connected, or None."""
+    bots = not_connected(standings)
+    if not bots:
+        return None
+    total = sum(n for _, n in bots)
+    who = ", ".join(f"{name} ({n})" for name, n in bots)
+    text = (
+        f"Warning: {total} forfeits because a bot never connected: {who}. Their output files "
+        "(beside each match's log) say why."
+    )
+    return "\n".join(_wrap(text, width, "  "))

@@ -1,14 +1,17 @@
 """The tournament runner: schedule, run ``-j N`` jobs at once, journal every match, resume.
 
 A run opens (or creates) the journal in the tournament's directory, checks that it belongs to
-the same tournament, deletes what unfinished matches left behind (partial replay logs and bot
-output), and plays every scheduled match that is not in the journal yet. Each finished match is
-committed as soon as its log is complete, so killing the runner loses only the matches in
-flight; running the same command again plays exactly those. :meth:`TournamentRunner.stop`
-(Ctrl-C) cancels the matches in flight, stops their bots and cleans up.
+the same tournament, starts every bot that has a match left once and waits for its Hello (the
+check: a new tournament's schedule is journaled only once it passes), deletes what unfinished
+matches left behind (partial replay logs and bot output), and plays every scheduled match that
+is not in the journal yet. Each finished match is committed as soon as its log is complete, so
+killing the runner loses only the matches in flight; running the same command again plays
+exactly those. :meth:`TournamentRunner.stop` drains (no match starts, those in flight finish)
+or cuts (the matches in flight are cancelled, their bots stopped at once, their files removed).
 
-Directory layout: ``journal.sqlite``, ``logs/<x>.<y>/<job>/`` (replay logs and bot output), and
-the standings files written by :mod:`tournaments.standings`.
+Directory layout: ``journal.sqlite``, ``checks/<bot>.log`` (each bot's output during its
+check), ``logs/<x>.<y>/<job>/`` (replay logs and bot output), and the standings files written
+by :mod:`tournaments.standings`.
 """
 
 from __future__ import annotations
@@ -20,8 +23,10 @@ from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from referee.bots.confine import Confinement
+from referee.check import BotCheck
 from referee.errors import GinRefError
 from tournaments.config import TournamentConfig
 from tournaments.executor import Executor, LocalExecutor
@@ -30,6 +35,7 @@ from tournaments.records import MatchRecord
 from tournaments.schedule import Job, MatchSpec, build_schedule, deal_key, make_jobs
 
 LOGS = "logs"
+CHECKS = "checks"  # each bot's output during its check before play
 # A bot that is gone (crashed, left, never connected) forfeits every later match of its series,
 # so with ``recover`` the rest of the series is played with fresh processes instead.
 GONE = frozenset({"crashed", "disconnected", "not_connected"})
@@ -46,13 +52,19 @@ class Progress:
     elapsed: float  # seconds since this run started
     leader: tuple[str, float, int] | None  # name, points, matches
     last: MatchRecord | None = None  # the match that just finished, if any
+    faults: int = 0  # in the journal's matches, this run's and earlier runs'
+    halting: bool = False  # a stop was asked: no more matches start
+    finished_at: float | None = None  # ``elapsed`` when the last match finished
 
     @property
     def eta(self) -> float | None:
-        """Seconds left at this run's pace so far, or None before the first match."""
-        if self.played == 0:
+        """Seconds left, or None before this run's first match: the mean time per match so
+        far (at the last finish) times the matches left, counted down since that finish. It
+        changes only as matches finish, not with each one's own time."""
+        if self.played == 0 or self.finished_at is None:
             return None
-        return self.elapsed / self.played * (self.total - self.done)
+        left = self.finished_at / self.played * (self.total - self.done)
+        return max(0.0, left - (self.elapsed - self.finished_at))
 
 
 @dataclass(slots=True)
@@ -70,9 +82,24 @@ class RunResult:
     directory: Path
     session: int
     errors: list[str] = field(default_factory=list)
+    checks: list[BotCheck] = field(default_factory=list)  # the bots checked before play
 
 
 OnProgress = Callable[[Progress], None]
+
+
+class RunStopped(GinRefError):
+    """A stop (Ctrl-C, SIGTERM) before the first match: nothing was played or journaled."""
+
+
+class BotCheckError(GinRefError):
+    """Bots that could not start and say Hello before play: one line each."""
+
+    def __init__(self, failed: list[BotCheck], checked: int) -> None:
+        self.failed = failed
+        self.checked = checked
+        lines = [f"bot {c.name!r} cannot start: {c.problem}" for c in failed]
+        super().__init__("\n".join(lines))
 
 
 def default_concurrency() -> int:
@@ -92,6 +119,7 @@ class TournamentRunner:
         # The journal holds every match's seed: the directory is its owner's alone.
         self.directory.chmod(0o700)
         self.journal: Journal = open_journal(self.directory)
+        self._pending: list[MatchSpec] = []  # a new tournament's schedule, not yet journaled
         try:
             if self.journal.initialised:
                 stored_seed = (self.journal.meta("identity") or {}).get("seed")
@@ -101,25 +129,23 @@ class TournamentRunner:
             else:
                 # The deal key is used here, once: every match seed is in the schedule, which
                 # the journal keeps where no bot can read it, and the key is not kept at all.
-                schedule = build_schedule(config, deal_key(config.seed))
-                self.journal.initialise(
-                    config.identity(),
-                    config.to_dict(),
-                    [b.to_dict() for b in config.bots],
-                    schedule,
-                )
+                # The journal takes it when the run starts, after the bots' check: a tournament
+                # whose bots could not start can be fixed and run again as a new one.
+                self._pending = build_schedule(config, deal_key(config.seed))
         except BaseException:
             self.journal.close()
             raise
         self.config = config
-        self.schedule: list[MatchSpec] = self.journal.schedule()
+        self.schedule: list[MatchSpec] = self._pending or self.journal.schedule()
         self.finished: set[str] = self.journal.finished_keys()
         self.points: dict[str, float] = {b.name: 0.0 for b in config.bots}
         self.games: dict[str, int] = {b.name: 0 for b in config.bots}
+        self.faults = 0  # faults of every kind in the journal's matches
         for record in self.journal.records():
             self._tally(record)
-        self._stopping = False
-        self._tasks: set[asyncio.Task[None]] = set()
+        self._stopping = False  # cut: the matches in flight are cancelled
+        self._draining = False  # no match is started; those in flight play on
+        self._tasks: set[asyncio.Task[Any]] = set()
 
     @property
     def total(self) -> int:
@@ -135,6 +161,7 @@ class TournamentRunner:
         self.journal.close()
 
     def _tally(self, record: MatchRecord) -> None:
+        self.faults += len(record.faults)
         for seat, bot in enumerate(record.seats):
             self.games[bot] += 1
             if record.winner is None and record.forfeit is None:
@@ -179,14 +206,29 @@ class TournamentRunner:
 
     # --- running -------------------------------------------------------------------------------
 
-    def stop(self) -> bool:
-        """Stop at once: cancel the matches in flight. False if already stopping."""
+    def stop(self, *, drain: bool = False) -> str:
+        """Stop the run. ``drain``: start no more matches and let those in flight finish;
+        else cut at once (the matches in flight are cancelled, their bots killed). Returns
+        what it did: ``draining``, ``cutting``, or ``already`` (already cutting)."""
         if self._stopping:
-            return False
+            return "already"
+        if drain and not self._draining:
+            self._draining = True
+            return "draining"
         self._stopping = True
         for task in self._tasks:
             task.cancel()
-        return True
+        return "cutting"
+
+    @property
+    def halting(self) -> bool:
+        """Whether a stop was asked: no more matches start."""
+        return self._stopping or self._draining
+
+    def to_check(self) -> list[str]:
+        """The bots that still have matches to play, in the file's order."""
+        playing = {name for spec in self.remaining() for name in spec.pairing}
+        return [b.name for b in self.config.bots if b.name in playing]
 
     async def run(
         self,
@@ -194,21 +236,74 @@ class TournamentRunner:
         on_progress: OnProgress | None = None,
         executor: Executor | None = None,
         confinement: Confinement | None = None,
+        *,
+        check: bool | None = None,
     ) -> RunResult:
         """Play every remaining match, ``concurrency`` jobs at once; return how it went.
 
         Bots run on ``executor`` (default: local processes, confined by ``confinement``, or
-        one made from the tournament's sandbox settings)."""
+        one made from the tournament's sandbox settings). First, unless ``check`` (default: the
+        tournament's ``check_bots``) is off, every bot that has a match left is started once
+        and must say Hello: if one cannot, :class:`BotCheckError` says why and nothing is
+        played (nor journaled)."""
         lanes = concurrency or self.config.concurrency or default_concurrency()
-        session = self.journal.start_session(lanes)
+        executor = executor or LocalExecutor(self.config, self.directory, confinement)
+        await executor.start()
+        try:
+            checks = await self._check(executor, lanes, check)
+            if self._pending:
+                self.journal.initialise(
+                    self.config.identity(),
+                    self.config.to_dict(),
+                    [b.to_dict() for b in self.config.bots],
+                    self._pending,
+                )
+                self._pending = []
+            return await self._play(executor, lanes, on_progress, checks)
+        finally:
+            await executor.close()
+
+    async def _check(self, executor: Executor, lanes: int, check: bool | None) -> list[BotCheck]:
+        """Check the bots that have matches left; raise :class:`BotCheckError` if one fails."""
+        bots = self.to_check()
+        if not bots or not (self.config.check_bots if check is None else check):
+            return []
+        # A task of its own, so that a stop that cuts (stop()) cuts the check too.
+        task = asyncio.ensure_future(executor.check(bots, self.directory / CHECKS, lanes))
+        self._tasks = {task}
+        try:
+            checks = await task
+        except asyncio.CancelledError:
+            if not self._stopping:
+                raise
+            checks = []
+        finally:
+            self._tasks = set()
+        if self.halting:
+            raise RunStopped("stopped during the bots' check, before the first match")
+        failed = [c for c in checks if not c.ok]
+        if failed:
+            raise BotCheckError(failed, len(checks))
+        return checks
+
+    async def _play(
+        self,
+        executor: Executor,
+        lanes: int,
+        on_progress: OnProgress | None,
+        checks: list[BotCheck],
+    ) -> RunResult:
+        # The run's time and CPU are its matches' (the check before them is reported apart).
         wall0, cpu0, main0 = time.perf_counter(), time.process_time(), time.thread_time()
+        session = self.journal.start_session(lanes)
         self.clean()
         keep = self.config.processes == "keep"
         jobs: deque[Job] = deque(make_jobs(self.remaining(), keep=keep, lanes=lanes))
-        executor = executor or LocalExecutor(self.config, self.directory, confinement)
         running: dict[asyncio.Task[None], Job] = {}
         played = 0
         errors: list[str] = []
+        began = time.perf_counter()
+        finished_at: float | None = None
 
         def progress(last: MatchRecord | None = None) -> None:
             if on_progress is not None:
@@ -218,29 +313,33 @@ class TournamentRunner:
                         total=self.total,
                         running=len(running),
                         played=played,
-                        elapsed=time.perf_counter() - wall0,
+                        elapsed=time.perf_counter() - began,
                         leader=self.leader(),
                         last=last,
+                        faults=self.faults,
+                        halting=self.halting,
+                        finished_at=finished_at,
                     )
                 )
 
         def on_match(job: Job) -> Callable[[MatchRecord], bool]:
             def commit(record: MatchRecord) -> bool:
-                nonlocal played
+                nonlocal played, finished_at
                 if record.key in self.finished:
                     return True  # reported twice: already journaled
                 self.journal.commit_match(record, session)
                 self.finished.add(record.key)
                 played += 1
+                finished_at = time.perf_counter() - began
                 self._tally(record)
                 progress(record)
                 gone = any(f.kind in GONE for f in record.faults)
-                return not (job.keep and self.config.recover and gone)
+                return not (job.keep and self.config.recover and gone) and not self.halting
 
             return commit
 
         async def lane() -> None:
-            while jobs and not self._stopping:
+            while jobs and not self.halting:
                 job = jobs.popleft()
                 task = asyncio.current_task()
                 assert task is not None
@@ -259,13 +358,12 @@ class TournamentRunner:
                         self.clean(self.job_directory(job))
                     progress()
                 left = [m for m in job.matches if m.key not in self.finished]
-                if left and not self._stopping:
+                if left and not self.halting:
                     if len(self.finished) == before:
                         raise GinRefError(f"the executor ended job {job.key} without a result")
                     jobs.extendleft(reversed(make_jobs(left, keep=job.keep)))
 
         status = "failed"
-        await executor.start()
         try:
             progress()
             self._tasks = {asyncio.ensure_future(lane()) for _ in range(lanes)}
@@ -283,7 +381,6 @@ class TournamentRunner:
             status = "complete" if len(self.finished) == self.total else "interrupted"
         finally:
             self._tasks = set()
-            await executor.close()
             wall = time.perf_counter() - wall0
             cpu, main = time.process_time() - cpu0, time.thread_time() - main0
             self.journal.end_session(session, status, played, wall, cpu, main)
@@ -299,4 +396,5 @@ class TournamentRunner:
             directory=self.directory,
             session=session,
             errors=errors,
+            checks=checks,
         )

@@ -31,7 +31,7 @@ from pathlib import Path
 from statistics import NormalDist
 from typing import Any
 
-from tournaments.journal import Journal, open_journal
+from tournaments.journal import Journal, JournalError, open_journal
 from tournaments.records import MatchRecord
 
 ELO_PER_LOGIT = 400.0 / math.log(10.0)
@@ -167,6 +167,7 @@ class Standings:
     done: int
     total: int
     rating_note: str
+    rating_notes: tuple[str, ...] = ()  # what to know about particular ratings, in words
 
 
 def _blank_faults() -> dict[str, int]:
@@ -231,10 +232,12 @@ def compute_standings(
                 if fault.seat == seat:
                     s.faults[fault.kind] = s.faults.get(fault.kind, 0) + 1
     note = ""
+    notes: tuple[str, ...] = ()
     if ratings:
         try:
             rated = [r for r in records if not (r.winner is None and r.forfeit is not None)]
-            fitted = bradley_terry(bots, [(r.seats[0], r.seats[1], _score0(r)) for r in rated])
+            fit = fit_ratings(bots, [(r.seats[0], r.seats[1], _score0(r)) for r in rated])
+            fitted, notes = fit.elo, fit.notes
         except Exception as exc:  # a fit that fails must not cost the standings
             fitted, note = {}, f"ratings unavailable: {type(exc).__name__}: {exc}"
         for bot, (elo, low, high) in fitted.items():
@@ -251,7 +254,7 @@ def compute_standings(
     for i, s in enumerate(ranked, start=1):
         s.rank = i
     dup = duplicate_pairings(records) if duplicate else []
-    return Standings(name, ranked, h2h, dup, len(records), total, note)
+    return Standings(name, ranked, h2h, dup, len(records), total, note, notes)
 
 
 def _score0(record: MatchRecord) -> float:
@@ -260,11 +263,29 @@ def _score0(record: MatchRecord) -> float:
     return 1.0 if record.winner == 0 else 0.0
 
 
+Rating = tuple[float, float, float]  # Elo, low and high end of its 95% interval
+
+
+@dataclass(frozen=True, slots=True)
+class Ratings:
+    """Fitted ratings and, in our own words, what the reader should know about them."""
+
+    elo: dict[str, Rating]
+    notes: tuple[str, ...] = ()
+
+
 def bradley_terry(
     bots: Sequence[str], games: Iterable[tuple[str, str, float]]
-) -> dict[str, tuple[float, float, float]]:
+) -> dict[str, Rating]:
     """Elo ratings with 95% intervals from ``(a, b, score of a)`` results; ``{}`` if < 2 bots
     have played. Bots that played nobody get no rating."""
+    return fit_ratings(bots, games).elo
+
+
+def fit_ratings(bots: Sequence[str], games: Iterable[tuple[str, str, float]]) -> Ratings:
+    """:func:`bradley_terry` with notes: a bot that won (or lost) every match it played, groups
+    of bots that never met, a fit that did not converge. statsmodels' own warnings are caught
+    here and never reach the user; the situations they point at are described instead."""
     pairs: dict[tuple[int, int], list[float]] = {}
     index = {b: i for i, b in enumerate(bots)}
     for a, b, score in games:
@@ -274,13 +295,71 @@ def bradley_terry(
         tally = pairs.setdefault((i, j), [0.0, 0.0])
         tally[0] += score
         tally[1] += 1.0 - score
-    rated = sorted({i for pair in pairs for i in pair})
-    if len(rated) < 2:
-        return {}
-    import numpy as np
-    from statsmodels.genmod import families  # type: ignore[import-untyped]
-    from statsmodels.genmod.generalized_linear_model import GLM  # type: ignore[import-untyped]
+    notes: list[str] = []
+    swept: dict[str, list[str]] = {"won": [], "lost": []}
+    for i in sorted({i for pair in pairs for i in pair}):
+        won = sum(t[0] if p[0] == i else t[1] for p, t in pairs.items() if i in p)
+        lost = sum(t[1] if p[0] == i else t[0] for p, t in pairs.items() if i in p)
+        if won == 0 or lost == 0:
+            swept["won" if lost == 0 else "lost"].append(bots[i])
+    for what, names in swept.items():
+        if names:
+            who = names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+            side, end = ("above", "upper") if what == "won" else ("below", "lower")
+            one = len(names) == 1
+            rating, interval = (
+                ("its rating is", "its interval")
+                if one
+                else ("their ratings are", "their intervals")
+            )
+            notes.append(
+                f"{who} {what} every rated match: on the results alone {rating} unbounded "
+                f"{side}, so the {end} end of {interval} comes from the prior's virtual "
+                "draws, not from the games"
+            )
+    groups = _groups(pairs)
+    if len(groups) > 1:
+        listed = "; ".join(", ".join(bots[i] for i in g) for g in groups)
+        notes.append(
+            f"the bots form {len(groups)} groups that never met, directly or through others "
+            f"({listed}): each group is rated on its own (mean 0), so ratings compare only "
+            "within a group"
+        )
+    out: dict[str, Rating] = {}
+    for group in groups:
+        fitted, converged = _fit_group(bots, group, pairs)
+        out.update(fitted)
+        if not converged:
+            members = ", ".join(bots[i] for i in group)
+            notes.append(f"the rating fit of {members} did not converge: read the ratings as rough")
+    return Ratings(out, tuple(notes))
 
+
+def _groups(pairs: dict[tuple[int, int], list[float]]) -> list[list[int]]:
+    """The connected groups of bots (by index) in the graph of the pairings that were played."""
+    parent: dict[int, int] = {}
+
+    def root(i: int) -> int:
+        while parent.setdefault(i, i) != i:
+            i = parent[i]
+        return i
+
+    for i, j in pairs:
+        parent[root(i)] = root(j)
+    groups: dict[int, list[int]] = {}
+    for i in sorted(parent):
+        groups.setdefault(root(i), []).append(i)
+    return sorted(groups.values())
+
+
+def _fit_group(
+    bots: Sequence[str], rated: list[int], all_pairs: dict[tuple[int, int], list[float]]
+) -> tuple[dict[str, Rating], bool]:
+    """Fit one connected group; its ratings (mean 0) and whether the fit converged."""
+    import numpy as np
+
+    members = set(rated)
+    pairs = {p: t for p, t in all_pairs.items() if p[0] in members}
     column = {bot: c for c, bot in enumerate(rated)}
     k = len(rated)
     design = np.zeros((len(pairs), k))
@@ -289,33 +368,46 @@ def bradley_terry(
         design[row, column[i]] = 1.0
         design[row, column[j]] = -1.0
         outcome[row] = (won + PRIOR_DRAWS / 2, lost + PRIOR_DRAWS / 2)
-    # The first rated bot is the reference (its strength is 0): drop its column. A saturated
-    # model (as many pairings as free strengths) makes the IRLS step divide by zero residual
-    # degrees of freedom for a scale the binomial family does not use: that warning is noise.
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", RuntimeWarning)
+    # statsmodels warns about situations fit_ratings describes in its own notes: a saturated
+    # model (as many pairings as free strengths) fits exactly, which it calls "perfect
+    # prediction", and it divides by zero residual degrees of freedom for a scale the binomial
+    # family does not use. Record every warning so that none is printed; only non-convergence
+    # is reported, as a note.
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        from statsmodels.genmod import families  # type: ignore[import-untyped]
+        from statsmodels.genmod.generalized_linear_model import GLM  # type: ignore[import-untyped]
+        from statsmodels.tools.sm_exceptions import ConvergenceWarning  # type: ignore[import-untyped]
+
+        # The first bot of the group is the reference (its strength is 0): drop its column.
         fit = GLM(outcome, design[:, 1:], family=families.Binomial()).fit()
+        cov_free = np.asarray(fit.cov_params(), dtype=float)
+    converged = bool(getattr(fit, "converged", True)) and not any(
+        issubclass(w.category, ConvergenceWarning) for w in caught
+    )
     beta = np.concatenate([[0.0], np.asarray(fit.params, dtype=float)])
     cov = np.zeros((k, k))
-    cov[1:, 1:] = np.asarray(fit.cov_params(), dtype=float)
+    cov[1:, 1:] = cov_free
     centre = np.eye(k) - np.full((k, k), 1.0 / k)
     strength = centre @ beta
     spread = np.sqrt(np.clip(np.diag(centre @ cov @ centre.T), 0.0, None))
-    out: dict[str, tuple[float, float, float]] = {}
+    out: dict[str, Rating] = {}
     for c, i in enumerate(rated):
         elo = float(strength[c]) * ELO_PER_LOGIT
         half = Z95 * float(spread[c]) * ELO_PER_LOGIT
         out[bots[i]] = (round(elo, 1), round(elo - half, 1), round(elo + half, 1))
-    return out
+    return out, converged
 
 
 def mean_interval(values: Sequence[float]) -> tuple[float, float] | None:
     """The 95% t-interval of the mean of ``values`` (statsmodels), None under 2 values."""
     if len(values) < 2:
         return None
-    from statsmodels.stats.weightstats import DescrStatsW  # type: ignore[import-untyped]
+    with warnings.catch_warnings(record=True):  # none may reach the user; nan is handled
+        warnings.simplefilter("always")
+        from statsmodels.stats.weightstats import DescrStatsW  # type: ignore[import-untyped]
 
-    low, high = DescrStatsW(list(values)).tconfint_mean(alpha=0.05)
+        low, high = DescrStatsW(list(values)).tconfint_mean(alpha=0.05)
     if math.isnan(low):
         return None
     return float(low), float(high)
@@ -455,6 +547,7 @@ def standings_json(standings: Standings) -> str:
         "matches_done": standings.done,
         "matches_total": standings.total,
         "ratings": standings.rating_note,
+        "rating_notes": list(standings.rating_notes),
         "bots": [{**bot_row(s), "faults_by_kind": dict(s.faults)} for s in standings.bots],
         "head_to_head": [
             {**asdict(h), "points": h.points} for h in standings.head_to_head.values() if h.matches
@@ -514,6 +607,11 @@ def load_standings(directory: Path, *, ratings: bool = True) -> Standings:
     """The standings of the tournament in ``directory`` (its journal must exist)."""
     journal = open_journal(directory, create=False)
     try:
+        if not journal.initialised:
+            raise JournalError(
+                f"{journal.path} holds no tournament yet (no match was scheduled: its first "
+                "run stopped before it started): run the tournament first"
+            )
         return journal_standings(journal, ratings=ratings)
     finally:
         journal.close()

@@ -20,8 +20,9 @@ import shutil
 import signal
 import sys
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
-from typing import IO
+from typing import IO, Any
 
 from referee.bots.cgroup import BotCgroup
 from referee.bots.confine import Confinement
@@ -79,6 +80,33 @@ def limited_command(
     return tuple(argv)
 
 
+@dataclass(frozen=True, slots=True)
+class ExitStatus:
+    """How a bot process ended: its exit code or the signal that ended it, and whether the
+    referee ended it (a signal it sent, a resource limit it set), in words too."""
+
+    code: int | None  # the exit status, when it exited by itself; None: a signal, or no start
+    signal: str | None  # e.g. "SIGKILL", when a signal ended it
+    killed_by_referee: bool
+    reason: str  # for people, e.g. "killed by the referee's SIGTERM: it did not connect ..."
+
+    def to_dict(self) -> dict[str, Any]:
+        """The replay log's spelling (an item of ``match_result.exits``)."""
+        return {
+            "code": self.code,
+            "signal": self.signal,
+            "killed_by_referee": self.killed_by_referee,
+            "reason": self.reason,
+        }
+
+
+def _signal_name(number: int) -> str | None:
+    try:
+        return signal.Signals(number).name
+    except ValueError:
+        return None
+
+
 class BotProcess:
     """One launched bot: its sandbox and uid, cgroups, process group, output file and exit.
 
@@ -106,6 +134,9 @@ class BotProcess:
         self.proc: asyncio.subprocess.Process | None = None
         self.start_error: str | None = None
         self.exited: asyncio.Future[int] = asyncio.get_running_loop().create_future()
+        self.sent: list[str] = []  # the signals stop() had to send to end it
+        self.stop_cause = ""  # why stop() ended it, when it had to
+        self.stopped = False  # stop() has run to its end
         self._watch: asyncio.Task[None] | None = None
         self._poll: asyncio.Task[None] | None = None
         self._out: IO[bytes] | None = None
@@ -222,18 +253,40 @@ class BotProcess:
                 self.breach = reason
                 await group.kill_all()
 
+    def _plain_code(self, code: int) -> int:
+        """``code`` with bwrap's 128 + N for a bot killed by signal N turned into -N."""
+        if self.sandboxed and code > 128 and _signal_name(code - 128) is not None:
+            return -(code - 128)
+        return code
+
     def exit_text(self, code: int) -> str:
         """``exited with code N``, and the resource limit that ended it, if one did."""
-        if self.sandboxed and code > 128:
-            # bwrap passes on a bot killed by signal N as exit status 128 + N.
-            with contextlib.suppress(ValueError):
-                signal.Signals(code - 128)
-                code = -(code - 128)
+        code = self._plain_code(code)
         if self.breach is None and self.cgroup is not None:
             self.breach = self.cgroup.breach()
         if self.breach is not None:
             return f"exited with code {code} (the referee killed it for breaking {self.breach})"
         return describe_exit(code, self.limits, self.guard, self.output)
+
+    def exit_status(self) -> ExitStatus | None:
+        """How the process ended; None while it runs."""
+        if not self.exited.done():
+            return None
+        if self.proc is None:
+            return ExitStatus(None, None, False, self.start_error or "it was never started")
+        code = self._plain_code(self.exited.result())
+        name = _signal_name(-code) if code < 0 else None
+        exit_code = None if name is not None else code
+        if self.sent:
+            signals = " then ".join(self.sent)
+            how = "killed by" if name else f"exited with code {code} on"
+            return ExitStatus(
+                exit_code, name, True, f"{how} the referee's {signals}: {self.stop_cause}"
+            )
+        text = self.exit_text(self.exited.result())
+        limit = self.breach is not None or (self.guard is not None and self.guard.breach)
+        by_limit = limit or name in ("SIGXCPU", "SIGXFSZ") or "limit of" in text
+        return ExitStatus(exit_code, name, bool(by_limit), text)
 
     async def _wait(self) -> None:
         assert self.proc is not None
@@ -249,16 +302,26 @@ class BotProcess:
             return await asyncio.wait_for(asyncio.shield(self.exited), seconds)
         return None
 
-    async def stop(self, exit_grace: float, kill_grace: float) -> None:
+    async def stop(self, exit_grace: float, kill_grace: float, cause: str | None = None) -> None:
         """Let it exit, else SIGTERM then SIGKILL; then kill everything it left (its whole
-        cgroup, or its process group and what the watch finds); give back its uid."""
+        cgroup, or its process group and what the watch finds); give back its uid.
+
+        ``cause`` says why the referee had to end it, should it have to (default: it had not
+        exited ``exit_grace`` seconds after its last match): :meth:`exit_status` tells it."""
         proc = self.proc
+        if self.stopped:
+            return  # its process group may be gone and its id reused: never signal it again
         try:
             if proc is not None:
                 pgid = proc.pid
                 if await self.exit_code_within(exit_grace) is None:
+                    self.stop_cause = cause or (
+                        f"it had not exited {exit_grace:g} s after its last match"
+                    )
+                    self.sent.append("SIGTERM")
                     self._signal(pgid, signal.SIGTERM)
                     if await self.exit_code_within(kill_grace) is None:
+                        self.sent.append("SIGKILL")
                         self._signal(pgid, signal.SIGKILL)
                         await self.exit_code_within(kill_grace + 5.0)
                 # Children the bot left behind outlive it; none may stay.
@@ -282,6 +345,7 @@ class BotProcess:
             if self._out is not None:
                 self._out.close()
                 self._out = None
+        self.stopped = True
 
     def _signal(self, pgid: int, sig: signal.Signals) -> None:
         if self.cgroup is not None:

@@ -53,10 +53,26 @@ def test_a_forfeit_is_reported_not_raised(tmp_path: Path) -> None:
 
 
 def test_two_bots_that_cannot_start_both_forfeit(tmp_path: Path) -> None:
-    code, out = run(
-        "match", "/nonexistent/bot-a", "/nonexistent/bot-b", "--seed", "1", "--out", str(tmp_path),
-    )  # fmt: skip
-    assert code == 0, out
+    result = CliRunner().invoke(
+        main,
+        [
+            "match",
+            "/nonexistent/bot-a",
+            "/nonexistent/bot-b",
+            "--seed",
+            "1",
+            "--out",
+            str(tmp_path),
+        ],
+    )
+    code, out = result.exit_code, result.stdout
+    assert code == 3, result.output  # the match is recorded, and the command says it failed
+    errors = result.stderr.splitlines()
+    assert [e.split(" cannot start: ")[0] for e in errors] == [
+        "Error: bot 'bot-a' (seat 0)",
+        "Error: bot 'bot-b' (seat 1)",
+    ]
+    assert all("could not start '/nonexistent/bot-" in e for e in errors)
     assert "Result: both seats forfeit, no winner (a loss for each); hand points as they " in out
     assert "stood 0-0 (seat 0-seat 1)" in out
     assert "wins" not in out

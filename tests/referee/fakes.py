@@ -18,6 +18,7 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 
+from referee.bots.process import ExitStatus
 from referee.errors import DeadlineExceededError, DisconnectedError
 from referee.link import OnInvalid, OnLost, OnMessage, Player, exited_callback
 from referee.transport import wait_reply
@@ -250,6 +251,13 @@ class FakeProcess:
     def exit_text(self, code: int) -> str:
         """``exited with code N``."""
         return f"exited with code {code}"
+
+    def exit_status(self) -> ExitStatus | None:
+        """Its exit code, once it has exited (a fake is never killed)."""
+        if not self.exited.done():
+            return None
+        code = self.exited.result()
+        return ExitStatus(code, None, False, self.exit_text(code))
 
 
 def fake_player(

@@ -616,9 +616,7 @@ def test_position_without_ask_prints_the_recorded_position(standard: Path) -> No
 
 
 @pytest.mark.parametrize("name", list(CONFIGS))
-def test_the_result_is_explained_term_by_term_and_adds_up(
-    name: str, logs: dict[str, Path]
-) -> None:
+def test_the_result_is_explained_term_by_term_and_adds_up(name: str, logs: dict[str, Path]) -> None:
     path = logs[name]
     records = records_of(path)
     end = records[-1]
@@ -688,9 +686,7 @@ def cut_mid_line(source: Path, path: Path, line: int) -> Path:
     return path
 
 
-def test_a_log_cut_mid_line_shows_to_its_last_complete_line(
-    standard: Path, tmp_path: Path
-) -> None:
+def test_a_log_cut_mid_line_shows_to_its_last_complete_line(standard: Path, tmp_path: Path) -> None:
     cut = cut_mid_line(standard, tmp_path / "cut.jsonl", 41)
     warning = (
         f"Warning: {cut}: line 41 is cut short (the referee stopped while writing it); "

@@ -411,3 +411,14 @@ def test_duplicate_pairs_are_paired_totals() -> None:
     assert d.mean_diff == pytest.approx(((140 - 120) / 2 + (230 - 30) / 2) / 2)
     assert d.paired_ci is not None and d.unpaired_ci is not None and d.mean_diff is not None
     assert d.paired_ci[0] < d.mean_diff < d.paired_ci[1]
+
+
+def test_the_bots_check_is_on_unless_the_file_or_the_option_says_otherwise() -> None:
+    assert config_of().check_bots is True
+    off = config_of("check_bots = false\n")
+    assert off.check_bots is False and off.to_dict()["check_bots"] is False
+    assert off.identity() == config_of().identity()  # not part of what a resume must match
+    assert off.with_options({"check_bots": True}).check_bots is True
+    assert off.with_options({"check_bots": None}).check_bots is False
+    with pytest.raises(TournamentFileError, match=r":1: check_bots: .*true or false"):
+        config_of('check_bots = "no"\n')

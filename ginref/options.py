@@ -1,0 +1,107 @@
+"""What the ``ginref`` commands share: the referee's options, the bots' confinement, and the
+width of the report."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sys
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any, TypeVar
+
+import click
+
+from referee.bots.confine import Confinement
+from referee.bots.limits import LIMIT_KEYS
+from referee.bots.sandbox import SANDBOX_MODES, SandboxSettings
+from referee.bots.spec import BotSpec
+from referee.options import (
+    DEFAULT_BANK,
+    DEFAULT_CONNECT_TIMEOUT,
+    DEFAULT_MOVE_TIME,
+    DEFAULT_RETRIES,
+)
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def referee_options(tournament: bool) -> Callable[[F], F]:
+    """The clock, fault, limit and sandbox options of ``match`` and ``tournament``; for a
+    tournament each defaults to the file's value."""
+
+    def default(value: object) -> dict[str, Any]:
+        return {"default": None} if tournament else {"default": value, "show_default": True}
+
+    but = " (default: the file's)" if tournament else ""
+    options = [
+        click.option(
+            "--move-time",
+            type=float,
+            help=f"Seconds each decision may take without touching the bank{but}.",
+            **default(DEFAULT_MOVE_TIME),
+        ),
+        click.option(
+            "--bank",
+            type=float,
+            help=f"Time bank per seat and match, in seconds (0: none){but}.",
+            **default(DEFAULT_BANK),
+        ),
+        click.option(
+            "--connect-timeout",
+            type=float,
+            help=f"Seconds a bot has to start and connect{but}.",
+            **default(DEFAULT_CONNECT_TIMEOUT),
+        ),
+        click.option(
+            "--retries",
+            type=click.IntRange(0),
+            help=f"Illegal or malformed actions forgiven per seat and match (0: forfeit at "
+            f"once){but}.",
+            **default(DEFAULT_RETRIES),
+        ),
+        click.option(
+            "--limit",
+            "limit_items",
+            multiple=True,
+            metavar="NAME=VALUE",
+            help="A resource limit of each bot (repeatable; 0: none"
+            + ("; on top of the file's [limits]" if tournament else "")
+            + f"): {', '.join(LIMIT_KEYS)}.",
+        ),
+        click.option(
+            "--sandbox",
+            type=click.Choice(SANDBOX_MODES),
+            default=None,
+            help="bwrap (the default): each bot in a sandbox of its own (docs/security.md); "
+            "none: unsandboxed, only for bots you trust.",
+        ),
+    ]
+
+    def apply(command: F) -> F:
+        for option in reversed(options):
+            command = option(command)
+        return command
+
+    return apply
+
+
+def confine(
+    settings: SandboxSettings, protected: list[Path], bots: Sequence[BotSpec] = ()
+) -> Confinement:
+    """The run's confinement; its warnings (no sandbox, no cgroups) go to stderr."""
+    confinement = Confinement.prepare(settings, protected, bots)
+    for warning in confinement.warnings:
+        click.echo(f"Warning: {warning}", err=True)
+    return confinement
+
+
+def report_width() -> int | None:
+    """The columns a report may use: ``COLUMNS`` when set, else the terminal's width when the
+    output is a terminal, else None (a pipe or a file: no limit)."""
+    columns = os.environ.get("COLUMNS", "")
+    if columns.isdigit() and int(columns) > 0:
+        return int(columns)
+    if sys.stdout.isatty():
+        return shutil.get_terminal_size().columns
+    return None

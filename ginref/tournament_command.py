@@ -1,0 +1,253 @@
+"""``ginref tournament`` and ``ginref standings``.
+
+Exit status of ``ginref tournament`` (docs/tournaments.md): 0 when the tournament is complete
+and every bot connected to every match; 1 when nothing could start (a bad file, option or
+journal, or a bot that failed its check); 3 when matches were forfeited because a bot never
+connected; 130 when the run was stopped (Ctrl-C, SIGTERM) before the end.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+from pathlib import Path
+
+import click
+from rich.console import Console
+
+from ginref.options import confine, referee_options, report_width
+from ginref.report_command import write_report
+from referee.engine.rules import PROFILES
+from referee.errors import GinRefError
+from tournaments.config import FORMATS, PROCESSES, load_default, load_file
+from tournaments.live import Interrupts, run_live
+from tournaments.report import (
+    format_not_connected,
+    format_run_result,
+    format_standings,
+)
+from tournaments.runner import BotCheckError, RunStopped, TournamentRunner
+from tournaments.standings import (
+    journal_standings,
+    load_standings,
+    standings_csv,
+    standings_json,
+    write_standings,
+)
+
+EXIT_NOT_CONNECTED = 3
+EXIT_INTERRUPTED = 130
+
+
+@click.command("tournament")
+@click.argument("file", required=False, type=click.Path(dir_okay=False))
+@click.option(
+    "-j",
+    "--concurrency",
+    type=click.IntRange(0),
+    default=None,
+    help="Matches played at once (0: the number of cores). Default: the file's, else the "
+    "number of cores.",
+)
+@click.option("--format", "fmt", type=click.Choice(FORMATS), help="Tournament format.")
+@click.option(
+    "-n",
+    "--matches",
+    type=click.IntRange(1),
+    help="Matches per pairing and round (even with --duplicate).",
+)
+@click.option("--rounds", type=click.IntRange(1), help="Cycles through the pairings.")
+@click.option(
+    "--duplicate/--no-duplicate",
+    default=None,
+    help="Play every deal twice with the seats swapped and report paired totals.",
+)
+@click.option(
+    "--challenger",
+    "challengers",
+    multiple=True,
+    metavar="NAME",
+    help="A gauntlet challenger (repeatable); replaces the file's list.",
+)
+@click.option(
+    "--seed",
+    type=click.IntRange(0, 2**63 - 1),
+    help="Master seed (every match seed derives from it).",
+)
+@click.option("--profile", "-p", help=f"Rule profile: {', '.join(PROFILES)}.")
+@click.option(
+    "--set",
+    "assignments",
+    multiple=True,
+    metavar="NAME=VALUE",
+    help="Override a rule parameter (repeatable), on top of the file's [rules.set].",
+)
+@click.option(
+    "--processes",
+    type=click.Choice(PROCESSES),
+    help="fresh: new bot processes for every match; keep: one pair per pairing series.",
+)
+@click.option(
+    "--recover/--no-recover",
+    default=None,
+    help="With kept processes, restart the bots after one crashes instead of forfeiting the "
+    "rest of the series.",
+)
+@referee_options(tournament=True)
+@click.option(
+    "--check-bots/--no-check-bots",
+    default=None,
+    help="Before play, start each bot once and wait for its Hello; stop at once if one cannot "
+    "(default: the file's check_bots, else on).",
+)
+@click.option(
+    "--out",
+    "out_dir",
+    type=click.Path(file_okay=False),
+    help="Tournament directory (journal, logs, standings). Default: the file's out, else "
+    "runs/<name>. The same directory resumes the tournament.",
+)
+@click.option(
+    "--progress/--no-progress",
+    default=None,
+    help="Live progress display. Default: on when stdout is a terminal; otherwise one line "
+    "per match.",
+)
+@click.option("-q", "--quiet", is_flag=True, help="Print only the final report.")
+def tournament_command(
+    file: str | None,
+    concurrency: int | None,
+    fmt: str | None,
+    matches: int | None,
+    rounds: int | None,
+    duplicate: bool | None,
+    challengers: tuple[str, ...],
+    seed: int | None,
+    profile: str | None,
+    assignments: tuple[str, ...],
+    processes: str | None,
+    recover: bool | None,
+    move_time: float | None,
+    bank: float | None,
+    connect_timeout: float | None,
+    retries: int | None,
+    limit_items: tuple[str, ...],
+    sandbox: str | None,
+    check_bots: bool | None,
+    out_dir: str | None,
+    progress: bool | None,
+    quiet: bool,
+) -> None:
+    """Run (or resume) a tournament and print the standings.
+
+    FILE is a tournament file (TOML, docs/tournaments.md); without it, the embedded default: a
+    round robin of the sample bots. Options override the file. Every bot is started once
+    first and must say Hello. Every finished match is committed to DIR/journal.sqlite at once:
+    Ctrl-C stops cleanly (a second Ctrl-C cuts the running matches), and running the same
+    command again resumes where it stopped. Standings go to DIR/standings.csv, crosstable.csv
+    and standings.json. Exit status: 0 complete, 1 nothing could start, 3 bots never
+    connected, 130 stopped.
+    """
+    try:
+        config = load_file(file) if file else load_default()
+        fields = {
+            "format": fmt,
+            "matches": matches,
+            "rounds": rounds,
+            "duplicate": duplicate,
+            "challengers": challengers,
+            "seed": seed,
+            "profile": profile,
+            "processes": processes,
+            "recover": recover,
+            "move_time": move_time,
+            "bank": bank,
+            "connect_timeout": connect_timeout,
+            "retries": retries,
+            "concurrency": concurrency,
+            "out": out_dir,
+            "check_bots": check_bots,
+        }
+        config = config.with_options(
+            fields, sandbox=sandbox, limits=limit_items, assignments=assignments
+        )
+        bots = [b.spec() for b in config.bots]
+        confinement = confine(config.sandbox, [config.out_dir, Path(config.source)], bots)
+    except GinRefError as exc:
+        raise click.ClickException(str(exc)) from None
+    try:
+        runner = TournamentRunner(config)
+    except GinRefError as exc:
+        confinement.close()
+        raise click.ClickException(str(exc)) from None
+    live = (sys.stdout.isatty() if progress is None else progress) and not quiet
+    mode = "live" if live else ("lines" if not quiet and progress is None else "quiet")
+    width = report_width()
+    try:
+        with Interrupts() as interrupts:
+            try:
+                result = asyncio.run(
+                    run_live(
+                        runner, confinement, interrupts=interrupts, mode=mode, console=Console()
+                    )
+                )
+            except BotCheckError as exc:
+                for line in str(exc).splitlines():
+                    click.echo(f"Error: {line}", err=True)
+                click.echo(
+                    f"No match was played: {len(exc.failed)} of {exc.checked} bots could not "
+                    f"start (their output is in {runner.directory / 'checks'}). Fix them and "
+                    "run again, or skip this check with --no-check-bots (check_bots = false).",
+                    err=True,
+                )
+                sys.exit(1)
+            except RunStopped as exc:
+                click.echo(f"Stopped: {exc}; nothing was played.", err=True)
+                sys.exit(EXIT_INTERRUPTED)
+            # Ctrl-C from here on only says the standings are on their way (Interrupts).
+            standings = journal_standings(runner.journal)
+            written = write_standings(runner.directory, standings)
+            written.append(write_report(runner.directory)[0])
+    except GinRefError as exc:
+        raise click.ClickException(str(exc)) from None
+    finally:
+        runner.close()
+        confinement.close()
+    names = ", ".join(p.name for p in written)
+    parts = [
+        format_run_result(result, width),
+        format_standings(standings, width),
+        f"Written: {names}",
+    ]
+    click.echo("\n\n".join(parts))
+    warning = format_not_connected(standings, width)
+    if warning is not None:
+        click.echo(warning, err=True)
+    if result.status != "complete":
+        sys.exit(EXIT_INTERRUPTED)
+    if warning is not None:
+        sys.exit(EXIT_NOT_CONNECTED)
+
+
+@click.command("standings")
+@click.argument("directory", type=click.Path(file_okay=False))
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["table", "csv", "json"]),
+    default="table",
+    show_default=True,
+    help="table: the report ginref tournament prints; csv or json: the files' contents.",
+)
+def standings_command(directory: str, fmt: str) -> None:
+    """Print the standings of the tournament in DIRECTORY from its journal.
+
+    Works while the tournament is running, too (the journal is read, never written).
+    """
+    try:
+        standings = load_standings(Path(directory))
+    except GinRefError as exc:
+        raise click.ClickException(str(exc)) from None
+    raw = {"csv": standings_csv, "json": standings_json}.get(fmt)
+    text = raw(standings) if raw else format_standings(standings, report_width())
+    click.echo(text, nl=raw is None)
