@@ -118,7 +118,7 @@ def replay_frames(timeline: Timeline) -> list[dict[str, Any]]:
         # cards are face down.
         public = (
             _lines(timeline, step, 1 - step.record["seat"]) if _hidden_from_other(step) else None
-        )  # noqa: E501
+        )
         games = [list(g) for g in match.board.game_points]
         over = match.result is not None and step.kind == "match_result"
         scores = list(match.result.final) if over and match.result is not None else match.scores
