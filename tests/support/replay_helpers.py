@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
 import sys
 from collections.abc import Mapping
 from pathlib import Path
@@ -16,7 +15,13 @@ from referee.options import RefereeOptions
 from referee.series import run_match_async
 
 GREEDY = BotSpec((sys.executable, "-m", "sample_bots.greedy_bot"), "greedy_bot")
-RANDOM = BotSpec((sys.executable, "-m", "sample_bots.random_bot"), "random_bot")
+# The seed of the random bot's choices goes in its own environment: a sandboxed bot sees none of
+# the referee's, so an unseeded bot would play a different match on every run.
+RANDOM = BotSpec(
+    (sys.executable, "-m", "sample_bots.random_bot"),
+    "random_bot",
+    env=(("GINREF_BOT_SEED", "3"),),
+)
 GREEDY_COMMAND = f"{sys.executable} -m sample_bots.greedy_bot"
 OPTIONS = RefereeOptions(connect_timeout=20.0, exit_grace=0.5, kill_grace=0.5)
 
@@ -46,8 +51,6 @@ def play_logs(
     bots: tuple[BotSpec, BotSpec] = (GREEDY, RANDOM),
 ) -> dict[str, Path]:
     """Play greedy (seat 0) against random under each config, concurrently; name -> log path."""
-    os.environ.setdefault("GINREF_BOT_SEED", "3")  # the random bot's choices
-
     async def play_all() -> list[Path]:
         outcomes = await asyncio.gather(
             *(
