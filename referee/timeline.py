@@ -158,14 +158,14 @@ def load_replay(path: str | os.PathLike[str]) -> Timeline:
     A log that stops early (no match result) replays as far as it goes: check
     :attr:`Timeline.complete`.
     """
+    # One pause for both: the collection the pause puts off runs once, when it ends.
     with collector_paused():
         log = load_log(path)
-    try:
-        with collector_paused():
+        try:
             timeline = build_timeline(log)
-    except ReplayLogError as exc:
-        line, message = exc.problems[0]
-        raise ReplayError(path, line, message) from None
+        except ReplayLogError as exc:
+            line, message = exc.problems[0]
+            raise ReplayError(path, line, message) from None
     if timeline.stopped is not None:
         line, message = timeline.stopped
         raise ReplayError(path, line, message)

@@ -126,16 +126,12 @@ _UNDEALT: tuple[int | None, int | None, str | None, int | None] = (None, None, N
 
 
 class _Table:
-    """What the frames show of the hand and the board, converted again only when it changes:
-    until then the very objects of the frame before, which frame_changes tells at once."""
+    """The values the frames share from one record to the next, made again only when they
+    change: until then the very objects of the frame before, which frame_changes tells at once."""
 
     def __init__(self) -> None:
         self._number = -1
         self._dealt = _UNDEALT
-        self._masks = (-1, -1)
-        self._hands: list[list[str]] = [[], []]
-        self._pile_cards: tuple[Card, ...] = ()
-        self._pile: list[str] = []
         self._scores: tuple[int, ...] = ()
         self._score_list: list[int] = []
         self._game_points: tuple[tuple[int, int], ...] = ()
@@ -154,32 +150,6 @@ class _Table:
             )
         return self._dealt
 
-    def hands(self, hand: Hand) -> list[list[str]]:
-        masks = (hand.held(0), hand.held(1))
-        if masks != self._masks:
-            # cards_of gives the cards' order, which is the display order (sort_key).
-            self._hands = [
-                self._hands[s] if masks[s] == self._masks[s] else _cards(cards_of(masks[s]))
-                for s in (0, 1)
-            ]
-            self._masks = masks
-        return self._hands
-
-    def pile(self, hand: Hand) -> list[str]:
-        cards = hand.pile
-        before = self._pile_cards
-        if cards == before:
-            return self._pile
-        # A record discards onto the pile or takes its top card: change that end alone.
-        if cards[:-1] == before:
-            self._pile = [*self._pile, _CODES[cards[-1]]]
-        elif cards == before[:-1]:
-            self._pile = self._pile[:-1]
-        else:
-            self._pile = _cards(cards)
-        self._pile_cards = cards
-        return self._pile
-
     def scores(self, scores: tuple[int, ...]) -> list[int]:
         if scores != self._scores:
             self._scores = scores
@@ -194,7 +164,9 @@ class _Table:
 
 
 def _frame_values(timeline: Timeline) -> Iterator[tuple[Any, ...]]:
-    """Each record's frame: the values of :data:`FIELDS`, in that order."""
+    """Each record's frame: the values of :data:`FIELDS`, in that order, but for the hands as
+    two card masks (or None) and the pile as its cards, bottom to top: compared and told apart
+    at the cost of a few integers, and named by code only where a frame shows them."""
     hand: Hand | None = None
     showdown: dict[str, Any] | None = None
     table = _Table()
@@ -231,8 +203,8 @@ def _frame_values(timeline: Timeline) -> Iterator[tuple[Any, ...]]:
             text,
             seat if kind in ("decision", "fault") else None,
             dealer,
-            None if hand is None else table.hands(hand),
-            [] if hand is None else table.pile(hand),
+            None if hand is None else (hand.held(0), hand.held(1)),
+            () if hand is None else hand.pile,
             0 if hand is None else hand.stock_size,
             upcard,
             limit,
@@ -247,40 +219,57 @@ def _frame_values(timeline: Timeline) -> Iterator[tuple[Any, ...]]:
         )
 
 
+def _hand_codes(masks: tuple[int, int] | None) -> list[list[str]] | None:
+    # cards_of gives the cards' order, which is the display order (sort_key).
+    return None if masks is None else [_cards(cards_of(mask)) for mask in masks]
+
+
 def replay_frames(timeline: Timeline) -> list[dict[str, Any]]:
     """One frame per record: what the table looks like just after it (the page's ``FRAMES``).
 
     Frames share the lists that did not change between them: read them, do not change them.
     """
-    return [dict(zip(FIELDS, values, strict=True)) for values in _frame_values(timeline)]
+    frames: list[dict[str, Any]] = []
+    for values in _frame_values(timeline):
+        frame = dict(zip(FIELDS, values, strict=True))
+        frame["hands"] = _hand_codes(values[_HANDS])
+        frame["pile"] = _cards(values[_PILE])
+        frames.append(frame)
+    return frames
 
 
-def _pile_changes(old: list[str], new: list[str]) -> str:
+def _pile_changes(old: tuple[Card, ...], new: tuple[Card, ...]) -> str:
     """What turns the pile ``old`` into ``new``: ``-XX`` for each card taken off, then ``+XX``
     for each card put on, bottom to top. A record puts one card on or takes one off."""
     if len(new) == len(old) + 1 and new[:-1] == old:
-        return "+" + new[-1]
+        return "+" + _CODES[new[-1]]
     if len(old) == len(new) + 1 and old[:-1] == new:
-        return "-" + old[-1]
+        return "-" + _CODES[old[-1]]
     kept = 0
     for a, b in zip(old, new, strict=False):
         if a != b:
             break
         kept += 1
-    return "".join("-" + c for c in old[kept:]) + "".join("+" + c for c in new[kept:])
+    return "".join("-" + _CODES[c] for c in old[kept:]) + "".join(
+        "+" + _CODES[c] for c in new[kept:]
+    )
 
 
-def _hand_changes(old: list[str], new: list[str]) -> str:
-    """What turns the hand ``old`` into ``new``: ``-XX`` for each card gone, then ``+XX`` for
-    each card come (the page puts a hand in the cards' order itself)."""
-    if old is new:
-        return ""
-    gone, come = set(old).difference(new), set(new).difference(old)
-    if len(gone) > 1 or len(come) > 1:  # a new deal: in the hands' order, for the same page
-        return "".join("-" + c for c in old if c in gone) + "".join(
-            "+" + c for c in new if c in come
-        )
-    return "".join("-" + c for c in gone) + "".join("+" + c for c in come)
+def _hand_changes(old: int, new: int) -> str:
+    """What turns the hand (a card mask) ``old`` into ``new``: ``-XX`` for each card gone, then
+    ``+XX`` for each card come (the page puts a hand in the cards' order itself)."""
+    return _signed(old & ~new, "-") + _signed(new & ~old, "+")
+
+
+def _signed(mask: int, sign: str) -> str:
+    """``sign`` and the code of each card of ``mask``: a record moves a card or two, so the
+    mask's bits are taken one by one."""
+    out = ""
+    while mask:
+        low = mask & -mask
+        out += sign + _CODES[low.bit_length() - 1]
+        mask ^= low
+    return out
 
 
 def frame_changes(timeline: Timeline) -> list[dict[str, Any]]:
@@ -296,7 +285,10 @@ def frame_changes(timeline: Timeline) -> list[dict[str, Any]]:
     before: tuple[Any, ...] | None = None
     for values in _frame_values(timeline):
         if before is None:
-            changes.append(dict(zip(FIELDS, values, strict=True)))
+            change = dict(zip(FIELDS, values, strict=True))
+            change["hands"] = _hand_codes(values[_HANDS])
+            change["pile"] = _cards(values[_PILE])
+            changes.append(change)
             before = values
             continue
         # What did not change is mostly the very object of the frame before (_Table): "is"
@@ -307,10 +299,14 @@ def frame_changes(timeline: Timeline) -> list[dict[str, Any]]:
             del change["line"]
         if "pile" in change:
             change["pileDiff"] = _pile_changes(before[_PILE], change.pop("pile"))
-        hands, old = change.get("hands"), before[_HANDS]
-        if hands is not None and old is not None:
-            del change["hands"]
-            change["handsDiff"] = [_hand_changes(old[s], hands[s]) for s in (0, 1)]
+        if "hands" in change:
+            hands, old = change.pop("hands"), before[_HANDS]
+            if hands is None or old is None:
+                change["hands"] = _hand_codes(hands)
+            else:
+                change["handsDiff"] = [
+                    "" if old[s] == hands[s] else _hand_changes(old[s], hands[s]) for s in (0, 1)
+                ]
         changes.append(change)
         before = values
     return changes
