@@ -9,7 +9,8 @@ line number) and :func:`build_timeline` rebuilds the match from the header's rul
 the decks of the ``deal`` records, applying every recorded decision with :meth:`Match.apply`.
 Each :class:`Step` keeps the engine's state just after its record, so any position can be shown,
 checked or asked about. What a seat saw comes from :func:`referee.engine.observation.observe`
-alone (:func:`seat_observation`).
+alone (:func:`seat_observation`; :func:`seat_events` for one record's events, by the rule observe
+applies to them).
 
 Events are numbered by their **line number** in the log: ``ginref replay`` shows it in its left
 column, ``ginref verify`` names it, and ``ginref replay --at N`` takes it.
