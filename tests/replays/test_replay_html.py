@@ -226,6 +226,25 @@ def test_dump_dom_sees_a_late_position_of_a_long_match(
     assert dom.cards["pile"] == [card_str(c) for c in hand.pile[-8:]]
 
 
+def test_the_event_list_shows_the_current_event_of_a_long_match(
+    long_match: tuple[Timeline, Path], browser: Browser
+) -> None:
+    timeline, page = long_match
+    late = timeline.steps[len(timeline.steps) * 3 // 4].line
+    browser.load(f"{page.resolve().as_uri()}#line={late}")
+    browser.click("#next")
+    browser.click("#next")
+    shown = browser.js(
+        "(() => { const item = document.querySelector('#events li.current');"
+        " const r = item.getBoundingClientRect();"
+        " const list = document.querySelector('aside').getBoundingClientRect();"
+        " const current = document.querySelectorAll('#events li.current').length;"
+        " return [item.querySelector('.ln').textContent, r.top >= list.top,"
+        " r.bottom <= list.bottom + 1, current]; })()"
+    )
+    assert shown == [browser.js("document.body.dataset.line"), True, True, 1]
+
+
 # --- the page in a browser: opening, playing, the result, hidden draws, a phone's width ---------
 
 
