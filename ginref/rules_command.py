@@ -6,6 +6,8 @@ the ``format_*`` functions are pure and print nothing.
 
 from __future__ import annotations
 
+import textwrap
+
 import click
 
 from referee.engine.reference import (
@@ -30,8 +32,8 @@ def format_profiles() -> str:
             "Rule profiles:",
             *(f"  {line}" for line in lines),
             "",
-            "ginref rules PROFILE lists a profile's parameters; ginref rules PARAMETER explains "
-            f"one; {_DOCS} has the rules.",
+            "ginref rules PROFILE lists a profile's parameters; ginref rules PARAMETER",
+            f"explains one; {_DOCS} has the rules.",
         ]
     )
 
@@ -50,13 +52,23 @@ def format_profile(name: str) -> str:
     return "\n".join(lines)
 
 
+_COLUMNS = 80  # the text is read in terminals of any width: it fits the narrowest usual one
+
+
+def _wrap(text: str, indent: str = "") -> list[str]:
+    return textwrap.wrap(text, _COLUMNS, subsequent_indent=indent, break_on_hyphens=False)
+
+
 def format_parameter(doc: ParameterDoc) -> str:
-    """What parameter ``doc`` decides, its values and their meaning, its rules and profiles."""
+    """What parameter ``doc`` decides, its values and their meaning, its rules and profiles,
+    in lines of at most 80 columns."""
     width = max(len(value) for value, _ in doc.values)
-    lines = [f"{doc.name}: {doc.summary}", f"Rules: {', '.join(doc.rules)} in {_DOCS}", "Values:"]
-    lines += [f"  {value:<{width}}  {meaning}" for value, meaning in doc.values]
+    lines = [*_wrap(f"{doc.name}: {doc.summary}"), f"Rules: {', '.join(doc.rules)} in {_DOCS}"]
+    lines.append("Values:")
+    for value, meaning in doc.values:
+        lines += _wrap(f"  {value:<{width}}  {meaning}", " " * (width + 4))
     if doc.note:
-        lines.append(doc.note)
+        lines += _wrap(doc.note)
     lines.append("In each profile:")
     pwidth = max(map(len, PROFILES))
     lines += [f"  {p:<{pwidth}}  {profile_values(p)[doc.name]}" for p in PROFILES]

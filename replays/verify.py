@@ -162,25 +162,6 @@ def _value(value: Any) -> str:
     return text if len(text) <= 70 else text[:67] + "..."
 
 
-def _exits_ok(exits: Any) -> bool:
-    """Whether ``exits`` is one item per seat, each null or how that bot process ended."""
-    fields: dict[str, tuple[type, ...]] = {"code": (int, type(None)), "signal": (str, type(None))}
-    fields |= {"killed_by_referee": (bool,), "reason": (str,)}
-    return (
-        isinstance(exits, list)
-        and len(exits) == 2
-        and all(
-            item is None
-            or (
-                isinstance(item, dict)
-                and set(item) == set(fields)
-                and all(isinstance(item[k], t) for k, t in fields.items())
-            )
-            for item in exits
-        )
-    )
-
-
 def _first_difference(recorded: dict[str, Any], expected: dict[str, Any]) -> str | None:
     for key, want in expected.items():
         got = recorded.get(key)
@@ -448,14 +429,12 @@ class _Checker:
         if result is not None:
             kind = forfeit.get("kind") if isinstance(forfeit, dict) else None
             expected = match_result_dict(result, step.after.hands_dealt, kind)
-            # The salt is checked by _seal; how the bot processes ended is not the engine's.
+            # The salt is checked by _seal; how the bot processes ended is not the engine's (the
+            # schema checks its shape).
             shown = {k: v for k, v in r.items() if k not in ("type", "deal_salt", "exits")}
             diff = _first_difference(shown, expected)
             if diff is not None:
                 self.add(step, f"match result: {diff}")
-            exits = r.get("exits")
-            if exits is not None and not _exits_ok(exits):
-                self.add(step, f"match result: exits: {_value(exits)} is not one exit per seat")
         self._seal(step)
 
     def _seal(self, step: Step) -> None:

@@ -13,10 +13,9 @@ from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, settings
-from jsonschema import Draft202012Validator
-from jsonschema.exceptions import best_match
 
-from referee.replay_log import ReplayLogWriter, load_schema
+from referee.replay_log import ReplayLogWriter
+from replays.schema import schema_problem
 
 # No test may depend on the machine's speed: hypothesis's per-example deadline and its health
 # check of slow data generation both do, so neither applies anywhere (max_examples bounds the
@@ -24,44 +23,15 @@ from referee.replay_log import ReplayLogWriter, load_schema
 settings.register_profile("ginref", deadline=None, suppress_health_check=[HealthCheck.too_slow])
 settings.load_profile("ginref")
 
-LOG_SCHEMA = Draft202012Validator(load_schema())
 
-
-def _inline(node: Any, defs: dict[str, Any]) -> Any:
-    """``node`` with every ``$ref`` replaced by the definition it names (the schema has no
-    cycles): resolving references is most of what validating a record costs."""
-    if isinstance(node, list):
-        return [_inline(item, defs) for item in node]
-    if not isinstance(node, dict):
-        return node
-    out = {k: _inline(v, defs) for k, v in node.items() if k != "$ref"}
-    if "$ref" in node:
-        out = {**_inline(defs[node["$ref"].removeprefix("#/$defs/")], defs), **out}
-    return out
-
-
-# One validator per record type (its $defs entry, inlined): checking a record against the
-# top-level oneOf tries all eight definitions, and the suite writes a great many records.
-_BY_TYPE = {
-    ref["$ref"].removeprefix("#/$defs/"): Draft202012Validator(_inline(ref, load_schema()["$defs"]))
-    for ref in load_schema()["oneOf"]
-}
 _SEEN: dict[str, str | None] = {}  # a record's JSON -> what breaks the schema (None: nothing)
 
 
 def schema_error(line: str) -> str | None:
-    """What in one log line breaks the log's JSON Schema, or None."""
-    if line in _SEEN:
-        return _SEEN[line]
-    record = json.loads(line)
-    validator = _BY_TYPE.get(record.get("type"), LOG_SCHEMA)
-    error = best_match(validator.iter_errors(record))
-    found = None
-    if error is not None:
-        where = "/".join(str(p) for p in error.absolute_path)
-        found = f"{record.get('type')} {where}: {error.message[:300]}"
-    _SEEN[line] = found
-    return found
+    """What in one log line breaks the log's JSON Schema, or None (``ginref verify``'s check)."""
+    if line not in _SEEN:
+        _SEEN[line] = schema_problem(json.loads(line))
+    return _SEEN[line]
 
 
 @pytest.fixture(autouse=True)

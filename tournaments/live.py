@@ -14,6 +14,7 @@ command then writes the standings of what finished; Ctrl-C while it does only sa
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import signal
 import sys
 import time
@@ -113,24 +114,21 @@ class _Display:
 
     def __init__(self, starting: str = "Starting...") -> None:
         self.starting = starting  # shown until the first progress
-        self.progress: Progress | None = None
+        self.state: tuple[Progress, float] | None = None  # the last progress, and when
         self.last_line = ""
-        self.updated = time.monotonic()
 
     def update(self, p: Progress) -> None:
-        self.progress = p
-        self.updated = time.monotonic()
+        # One assignment of a (progress, time) pair: rich redraws from a thread of its own.
+        self.state = (p, time.monotonic())
         if p.last is not None:
             self.last_line = format_match_line(p, with_progress=False)
 
     def now(self) -> Progress | None:
-        """The last progress with its clock moved on to now (the display ticks every second)."""
-        p = self.progress
-        if p is None:
+        """A copy of the last progress with its clock moved on to now."""
+        if self.state is None:
             return None
-        p.elapsed += time.monotonic() - self.updated
-        self.updated = time.monotonic()
-        return p
+        p, at = self.state
+        return dataclasses.replace(p, elapsed=p.elapsed + time.monotonic() - at)
 
     def render(self) -> RenderableType:
         p = self.now()

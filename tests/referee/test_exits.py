@@ -143,4 +143,5 @@ def test_a_log_without_exits_is_read_and_verified(tmp_path: Path, pidfile: Path)
     broken = tmp_path / "broken.jsonl"
     broken.write_text("".join(json.dumps(r) + "\n" for r in records))
     (problem,) = check_file(broken).problems
-    assert "exits" in problem[1] and "one exit per seat" in problem[1]
+    assert "match_result/properties/exits" in problem[1], problem
+    assert "exits[0]: {'code': 'zero'}" in problem[1], problem

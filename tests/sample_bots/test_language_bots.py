@@ -164,7 +164,8 @@ def comparable(path: Path) -> list[dict[str, Any]]:
     """A replay log's records without what may differ between equal matches.
 
     That is: the match id and time, the deal's salt and commitment (a fresh salt per match),
-    the bots' names, commands and versions, think times and the banks they leave, and the order
+    the bots' names, commands and versions, think times and the banks they leave, how their
+    processes ended, and the order
     of the two ``connected`` records (whichever bot connects first is logged first); they go
     last, by seat.
     """
@@ -178,6 +179,7 @@ def comparable(path: Path) -> list[dict[str, Any]]:
                 record.pop(key, None)
         elif kind == "match_result":
             record.pop("deal_salt", None)
+            record.pop("exits", None)
         elif kind == "connected":
             connected.append({"type": kind, "seat": record["seat"]})
             continue

@@ -17,6 +17,7 @@ from tournaments.config import (
     load_file,
     parse_text,
 )
+from tournaments.ratings import bradley_terry
 from tournaments.records import FaultRow, Forfeit, HandRow, MatchRecord
 from tournaments.schedule import (
     build_schedule,
@@ -25,7 +26,7 @@ from tournaments.schedule import (
     make_jobs,
     pairings,
 )
-from tournaments.standings import bradley_terry, compute_standings, duplicate_pairings
+from tournaments.standings import compute_standings, duplicate_pairings
 
 BOTS = """
 [[bots]]
