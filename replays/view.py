@@ -30,13 +30,29 @@ from referee.engine.actions import (
     Knock,
     Pass,
 )
-from referee.engine.cards import RANKS, SUIT_SYMBOLS, SUITS, Card, mask_of, sort_key
+from referee.engine.cards import (
+    NUM_CARDS,
+    RANKS,
+    SUIT_MASK,
+    SUIT_SYMBOLS,
+    SUITS,
+    Card,
+    LazyTable,
+    mask_of,
+    sort_key,
+)
 from referee.engine.match import Match
 from referee.engine.melds import min_deadwood
 from referee.engine.observation import Observation
 from referee.engine.outcomes import Event, HandOutcome, HandResult, Phase
 from referee.text import safe_text
-from referee.timeline import Step, Timeline, request_observation, seat_observation
+from referee.timeline import (
+    Step,
+    Timeline,
+    request_observation,
+    seat_events,
+    seat_observation,
+)
 from replays.breakdown import result_lines
 
 if TYPE_CHECKING:
@@ -68,28 +84,55 @@ class Style:
 PLAIN = Style(symbols=False, color=False)
 
 
-def card_text(card: Card, style: Style = PLAIN) -> str:
-    """One card: ``10♦`` (red when coloured) or ``TD``."""
+def _one_card_text(card: Card, symbols: bool, color: bool) -> str:
     rank, suit = RANKS[card % 13], card // 13
-    if not style.symbols:
+    if not symbols:
         return rank + SUITS[suit]
     text = ("10" if rank == "T" else rank) + SUIT_SYMBOLS[suit]
-    if style.color and suit in (1, 2):
+    if color and suit in (1, 2):
         return f"{_RED}{text}{_RESET}"
     return text
 
 
+def _suit_table(texts: tuple[str, ...], suit: int) -> LazyTable[str]:
+    cards = texts[13 * suit : 13 * suit + 13]
+    return LazyTable(lambda bits: " ".join(cards[r] for r in range(13) if bits >> r & 1))
+
+
+# Every card's text by (symbols, color), then by card; and per suit, the text of its cards by
+# their 13-bit rank mask. Looked up, not formatted: a long match's replay names a million cards.
+_CARD_TEXTS = {
+    (symbols, color): tuple(_one_card_text(card, symbols, color) for card in range(NUM_CARDS))
+    for symbols in (False, True)
+    for color in (False, True)
+}
+_SUIT_TEXTS = {
+    key: tuple(_suit_table(texts, s) for s in range(4)) for key, texts in _CARD_TEXTS.items()
+}
+
+
+def card_text(card: Card, style: Style = PLAIN) -> str:
+    """One card: ``10♦`` (red when coloured) or ``TD``."""
+    return _CARD_TEXTS[style.symbols, style.color][card]
+
+
+def _mask_text(mask: int, style: Style) -> str:
+    clubs, diamonds, hearts, spades = _SUIT_TEXTS[style.symbols, style.color]
+    suits = (
+        clubs[mask & SUIT_MASK],
+        diamonds[mask >> 13 & SUIT_MASK],
+        hearts[mask >> 26 & SUIT_MASK],
+        spades[mask >> 39 & SUIT_MASK],
+    )
+    return "  ".join(suit for suit in suits if suit) or "-"
+
+
 def cards_text(cards: Iterable[Card], style: Style = PLAIN, *, sort: bool = True) -> str:
     """Cards separated by spaces; sorted by suit then rank, two spaces between suits."""
-    items = sorted(cards, key=sort_key) if sort else list(cards)
-    if not items:
-        return "-"
-    parts: list[str] = []
-    for i, card in enumerate(items):
-        if i and sort and card // 13 != items[i - 1] // 13:
-            parts.append(" ")
-        parts.append(card_text(card, style))
-    return " ".join(parts).replace("   ", "  ")
+    if not sort:
+        texts = _CARD_TEXTS[style.symbols, style.color]
+        return " ".join(texts[card] for card in cards) or "-"
+    return _mask_text(mask_of(cards), style)
 
 
 def meld_text(cards: Sequence[Card], style: Style = PLAIN) -> str:
@@ -203,7 +246,11 @@ def _think(record: dict[str, Any], style: Style) -> str:
 
 
 def _hand_line(cards: Sequence[Card], style: Style) -> str:
-    return f"{cards_text(cards, style)}  (deadwood {min_deadwood(mask_of(cards))})"
+    return _mask_line(mask_of(cards), style)
+
+
+def _mask_line(mask: int, style: Style) -> str:
+    return f"{_mask_text(mask, style)}  (deadwood {min_deadwood(mask)})"
 
 
 def _score(scores: Sequence[int]) -> str:
@@ -332,11 +379,11 @@ def _format_decision(timeline: Timeline, step: Step, style: Style, seat: int | N
             first, second = request_text(step, asked, style)
             lines += [gutter + style.dim(first), _INDENT + style.dim(second)]
             gutter = _INDENT
+    played = step.played
     if seat is None:
-        h = step.played
-        events = [] if h is None else list(h.events[step.events_from :])
+        events = [] if played is None else list(played.events[step.events_from :])
     else:
-        events = list(seat_observation(step, seat).events[step.events_from :])
+        events = list(seat_events(step, seat))
     texts = [t for t in (event_text(e, style) for e in events) if t]
     if not texts or isinstance(action, ChooseDeal):
         texts = [_decision_words(step, action, style)]
@@ -344,9 +391,9 @@ def _format_decision(timeline: Timeline, step: Step, style: Style, seat: int | N
     # A seat is not told how long its opponent thought.
     think = _think(step.record, style) if seat is None or actor == seat else ""
     lines.append(gutter + f"{who} " + "; ".join(texts) + think)
-    if isinstance(action, Discard) and (seat is None or actor == seat):
-        holding = seat_observation(step, actor).hand
-        lines.append(_INDENT + "  " + style.dim("holds ") + _hand_line(holding, style))
+    if isinstance(action, Discard) and (seat is None or actor == seat) and played is not None:
+        # The actor's own cards: its observation's hand, without building the observation.
+        lines.append(_INDENT + "  " + style.dim("holds ") + _mask_line(played.held(actor), style))
     return lines
 
 

@@ -7,6 +7,7 @@ and the face-down knock discard (revealed in the hand result once the hand is ov
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from referee.engine.actions import Action
@@ -51,6 +52,18 @@ class Observation:
     cut: tuple[Card, Card] | None
 
 
+def seen_events(events: Iterable[Event], seat: int) -> tuple[Event, ...]:
+    """``events`` as ``seat`` sees them: the card of the opponent's private events hidden.
+
+    :func:`observe` builds a seat's events with it; a replay asks it for one record's events
+    alone, without a whole observation.
+    """
+    return tuple(
+        Event(e.seat, e.kind, None) if e.kind in PRIVATE_CARD_EVENTS and e.seat != seat else e
+        for e in events
+    )
+
+
 def observe(match: Match, seat: int) -> Observation:
     """Build ``seat``'s observation of ``match``."""
     h = match.hand
@@ -86,10 +99,7 @@ def observe(match: Match, seat: int) -> Observation:
             cut=match.cut,
         )
     other = 1 - seat
-    events = tuple(
-        Event(e.seat, e.kind, None) if e.kind in PRIVATE_CARD_EVENTS and e.seat != seat else e
-        for e in h._events
-    )
+    events = seen_events(h._events, seat)
     own_turn = to_act == seat
     barred = None
     pile = h._pile

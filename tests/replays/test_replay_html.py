@@ -7,6 +7,7 @@ test-artifacts/ (git-ignored) for a person to look at.
 
 from __future__ import annotations
 
+import json
 import re
 import subprocess
 from collections.abc import Iterator
@@ -19,10 +20,11 @@ from click.testing import CliRunner
 from ginref.cli import main
 from referee.engine.cards import card_str, cards_of, sort_key
 from referee.timeline import Step, Timeline, load_replay
+from replays.html import replay_frames
 from replays.view import Style, card_text
 from tests.support.browser import Browser
 from tests.support.referee_helpers import ROOT
-from tests.support.replay_helpers import play_logs
+from tests.support.replay_helpers import fake_match_log, play_logs
 
 pytestmark = pytest.mark.slow  # real matches rendered by headless Chromium
 
@@ -182,6 +184,65 @@ def test_the_showdown_shows_melds_layoffs_and_deadwood(
     defender = [card_str(c) for m in result.defender.melds for c in m.cards]
     defender += [card_str(c) for c in result.defender.deadwood]
     assert sorted(dom.cards["showdown-defender"]) == sorted(defender)
+
+
+# --- a long match: the page's script rebuilds every frame before the page has loaded -----------
+
+
+@pytest.fixture(scope="module")
+def long_match(tmp_path_factory: pytest.TempPathFactory) -> tuple[Timeline, Path]:
+    """A match of some 1,700 records (fake players through the real session) and its page."""
+    folder = tmp_path_factory.mktemp("long")
+    log = fake_match_log(folder)
+    out = folder / "long.html"
+    result = CliRunner().invoke(main, ["replay", str(log), "--html", str(out)])
+    assert result.exit_code == 0, result.output
+    return load_replay(log), out
+
+
+def test_the_script_rebuilds_every_frame(
+    long_match: tuple[Timeline, Path], browser: Browser
+) -> None:
+    timeline, page = long_match
+    browser.load(page.resolve().as_uri())
+    frames = json.loads(browser.js("JSON.stringify(FRAMES)"))
+    assert frames == json.loads(json.dumps(replay_frames(timeline)))
+    deal = timeline.deal_step(1)
+    assert deal is not None and browser.js("document.body.dataset.line") == str(deal.line)
+
+
+def test_dump_dom_sees_a_late_position_of_a_long_match(
+    long_match: tuple[Timeline, Path], tmp_path: Path
+) -> None:
+    timeline, page = long_match
+    # The last discard: the frames are rebuilt (and drawn) before the load event.
+    step = [s for s in timeline.steps if s.kind == "decision" and s.record["action"]["kind"]
+            == "discard"][-1]  # fmt: skip
+    hand = step.played
+    assert hand is not None
+    dom = dump_dom(page, f"line={step.line}", tmp_path)
+    assert dom.cards["hand0"] == sorted_codes(hand.held(0))
+    assert dom.cards["hand1"] == sorted_codes(hand.held(1))
+    assert dom.cards["pile"] == [card_str(c) for c in hand.pile[-8:]]
+
+
+def test_the_event_list_shows_the_current_event_of_a_long_match(
+    long_match: tuple[Timeline, Path], browser: Browser
+) -> None:
+    timeline, page = long_match
+    late = timeline.steps[len(timeline.steps) * 3 // 4].line
+    browser.load(f"{page.resolve().as_uri()}#line={late}")
+    browser.click("#next")
+    browser.click("#next")
+    shown = browser.js(
+        "(() => { const item = document.querySelector('#events li.current');"
+        " const r = item.getBoundingClientRect();"
+        " const list = document.querySelector('aside').getBoundingClientRect();"
+        " const current = document.querySelectorAll('#events li.current').length;"
+        " return [item.querySelector('.ln').textContent, r.top >= list.top,"
+        " r.bottom <= list.bottom + 1, current]; })()"
+    )
+    assert shown == [browser.js("document.body.dataset.line"), True, True, 1]
 
 
 # --- the page in a browser: opening, playing, the result, hidden draws, a phone's width ---------
