@@ -13,7 +13,8 @@ import html
 from collections.abc import Mapping, Sequence
 
 from tournaments.records import MatchRecord
-from tournaments.standings import FAULT_KINDS, BotStanding, Standings
+from tournaments.report import elo_text, number_text
+from tournaments.standings import FAULT_KINDS, Standings
 
 REPORT_FILE = "report.html"
 REPLAYS_DIR = "replays"  # the matches' replay pages, beside the report
@@ -21,16 +22,6 @@ REPLAYS_DIR = "replays"  # the matches' replay pages, beside the report
 
 def _e(value: object) -> str:
     return html.escape(str(value), quote=True)
-
-
-def _num(value: float | None, digits: int = 0) -> str:
-    return "-" if value is None else f"{value:.{digits}f}"
-
-
-def _elo(s: BotStanding) -> str:
-    if s.elo is None or s.elo_low is None or s.elo_high is None:
-        return "-"
-    return f"{s.elo:+.0f} [{s.elo_low:+.0f}, {s.elo_high:+.0f}]"
 
 
 def _table(
@@ -60,8 +51,8 @@ def leaderboard(standings: Standings) -> str:
             str(s.losses),
             str(s.draws),
             f"{s.points:g}",
-            _num(s.score_pct, 1),
-            _elo(s),
+            number_text(s.score_pct, 1),
+            elo_text(s),
             f"{s.score_for}/{s.score_against}",
             f"{s.hand_points_for}/{s.hand_points_against}",
             str(s.forfeits),
@@ -103,7 +94,7 @@ def bot_figures(standings: Standings) -> str:
             str(s.fault_total),
             *(str(s.faults.get(k, 0)) for k in kinds),
             str(s.decisions),
-            _num(s.mean_think_ms, 2),
+            number_text(s.mean_think_ms, 2),
         ]
         for s in standings.bots
     ]
@@ -179,7 +170,7 @@ def render_report(
                 f"{d.x} v {d.y}",
                 str(len(d.pairs)),
                 f"{d.x_pair_wins}/{d.split}/{d.y_pair_wins}",
-                _num(d.mean_diff, 1),
+                number_text(d.mean_diff, 1),
                 "-" if d.paired_ci is None else f"[{d.paired_ci[0]:+.1f}, {d.paired_ci[1]:+.1f}]",
             ]
             for d in standings.duplicate

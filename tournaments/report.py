@@ -134,11 +134,13 @@ def format_duration(seconds: float | None) -> str:
     return f"{h}:{m:02d}:{sec:02d}" if h else f"{m}:{sec:02d}"
 
 
-def _num(value: float | None, digits: int = 0) -> str:
+def number_text(value: float | None, digits: int = 0) -> str:
+    """A figure to ``digits`` places, or ``-`` for none."""
     return "-" if value is None else f"{value:.{digits}f}"
 
 
-def _elo(s: BotStanding) -> str:
+def elo_text(s: BotStanding) -> str:
+    """A rating with its interval, ``+12 [-30, +54]``, or ``-`` for none."""
     if s.elo is None or s.elo_low is None or s.elo_high is None:
         return "-"
     return f"{s.elo:+.0f} [{s.elo_low:+.0f}, {s.elo_high:+.0f}]"
@@ -165,15 +167,15 @@ _COLUMNS = (
     _Column("Played", lambda s: str(s.matches), True, 4),
     _Column("W-D-L", lambda s: f"{s.wins}-{s.draws}-{s.losses}", True, 1),
     _Column("Points", lambda s: f"{s.points:g}", True, 0),
-    _Column("%", lambda s: _num(s.score_pct, 1), True, 3),
-    _Column("Elo [95% interval]", _elo, False, 0),
+    _Column("%", lambda s: number_text(s.score_pct, 1), True, 3),
+    _Column("Elo [95% interval]", elo_text, False, 0),
     _Column("Score +/-", lambda s: f"{s.score_for}/{s.score_against}", True, 6),
     _Column("Hand pts +/-", lambda s: f"{s.hand_points_for}/{s.hand_points_against}", True, 9),
     _Column("Hands won", lambda s: f"{s.hands_won}/{s.hands}", True, 7),
     _Column("Gins", lambda s: str(s.gins), True, 8),
     _Column("Under", lambda s: str(s.undercuts), True, 10),
     _Column("Faults", lambda s: str(s.fault_total), True, 2),
-    _Column("Think ms", lambda s: _num(s.mean_think_ms, 2), True, 5),
+    _Column("Think ms", lambda s: number_text(s.mean_think_ms, 2), True, 5),
     _Column("", _fault_kinds, False, 11),  # the faults by kind
 )
 _GAP = "  "
