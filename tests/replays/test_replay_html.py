@@ -22,14 +22,11 @@ from referee.engine.cards import card_str, cards_of, sort_key
 from referee.timeline import Step, Timeline, load_replay
 from replays.html import replay_frames
 from replays.view import Style, card_text
-from tests.support.browser import Browser
-from tests.support.referee_helpers import ROOT
+from tests.support.browser import ARTIFACTS, CHROMIUM, HEADLESS, Browser
 from tests.support.replay_helpers import fake_match_log, play_logs
 
 pytestmark = pytest.mark.slow  # real matches rendered by headless Chromium
 
-CHROMIUM = Path("/usr/bin/chromium")
-ARTIFACTS = ROOT / "test-artifacts"
 WATCHED = ("hand0", "hand1", "pile", "showdown", "showdown-knocker", "showdown-defender")
 
 
@@ -71,13 +68,7 @@ def dump_dom(page: Path, fragment: str, tmp_path: Path, screenshot: str | None =
         pytest.fail(f"{CHROMIUM} is missing: run scripts/setup-browser (apt-get install chromium)")
     flags = [
         str(CHROMIUM),
-        "--headless",
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--disable-sync",
-        "--no-first-run",
+        *HEADLESS,
         f"--user-data-dir={tmp_path / 'chromium-profile'}",
         "--window-size=1400,1000",
     ]

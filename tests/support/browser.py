@@ -22,6 +22,16 @@ from typing import Any
 import pytest
 
 CHROMIUM = Path("/usr/bin/chromium")
+# Headless, and nothing of its own on the network or in the profile: every test's Chromium.
+HEADLESS = (
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+)
 ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts"
 # Far beyond what loading a local page or a few timer ticks takes on a loaded machine.
 TIMEOUT_S = 60.0
@@ -58,13 +68,7 @@ class Browser:
                 place,
                 "sh",
                 str(CHROMIUM),
-                "--headless",
-                "--no-sandbox",
-                "--disable-gpu",
-                "--disable-background-networking",
-                "--disable-component-update",
-                "--disable-sync",
-                "--no-first-run",
+                *HEADLESS,
                 "--hide-scrollbars",
                 f"--user-data-dir={profile}",
                 "--remote-debugging-pipe",
