@@ -16,6 +16,11 @@ and another language can re-derive every deal. The algorithm, exactly:
 - ``random`` first dealer: ``uniform(2)`` from the dealer stream is the seat that deals.
   ``cut_*``: shuffle a deck with the dealer stream; seat 0 cuts position 0, seat 1 position 1;
   equal ranks re-draw with the next pair (positions 2 and 3, ...), R2.2.
+- Three players (R10.1): ``random`` is ``uniform(3)``; ``cut_low_deals`` deals the dealer-stream
+  deck in groups of three (seat 0, 1, 2) and takes the first group whose lowest rank is held by
+  one seat only. Partnerships (R10.2) decide each table's first dealer side in table order:
+  ``uniform(2)`` each, or cut in groups of four (seats 0..3), the first group in which the two
+  seats at each first-round table (0 and 1, 2 and 3) cut different ranks.
 
 A hand's deck order is dealt as :mod:`referee.engine.hand` describes: positions 0..19 alternately
 to the non-dealer and the dealer (non-dealer first), position 20 the upcard, 21.. the stock, top
@@ -88,3 +93,30 @@ def cut_cards(seed: int) -> tuple[Card, Card]:
         for k in range(0, 52, 2):
             if deck[k] % 13 != deck[k + 1] % 13:
                 return deck[k], deck[k + 1]
+
+
+def group_first_dealer_draws(seed: int, count: int) -> list[int]:
+    """``count`` draws of ``uniform(2)`` (partnerships) or one of ``uniform(3)`` (three
+    players, ``count == 0``): the ``random`` first dealers of §10."""
+    rng = dealer_stream(seed)
+    if count == 0:
+        return [rng.uniform(3)]
+    return [rng.uniform(2) for _ in range(count)]
+
+
+def group_cut(seed: int, players: int) -> tuple[Card, ...]:
+    """The cards cut by seats 0.. for the first deal with 3 or 4 players (R2.2, §10).
+
+    Three players: the first group whose lowest rank is unique. Four: the first group in which
+    seats 0 and 1, and seats 2 and 3, cut different ranks.
+    """
+    rng = dealer_stream(seed)
+    while True:
+        deck = shuffled_deck(rng)
+        for k in range(0, 52 - players + 1, players):
+            group = deck[k : k + players]
+            ranks = [c % 13 for c in group]
+            if players == 3 and ranks.count(min(ranks)) == 1:
+                return tuple(group)
+            if players == 4 and ranks[0] != ranks[1] and ranks[2] != ranks[3]:
+                return tuple(group)

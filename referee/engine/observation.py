@@ -8,10 +8,11 @@ and the face-down knock discard (revealed in the hand result once the hand is ov
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from referee.engine.actions import Action
 from referee.engine.cards import Card, cards_of
+from referee.engine.group import GroupMatch
 from referee.engine.match import Match
 from referee.engine.outcomes import Event, HandResult, KnockInfo, Phase
 from referee.engine.rules import Rules
@@ -49,7 +50,18 @@ class Observation:
     knock: KnockInfo | None
     legal_actions: tuple[Action, ...]
     last_hand: HandResult | None
-    cut: tuple[Card, Card] | None
+    cut: tuple[Card, ...] | None
+    # With 3 or 4 players (§10) ``seat`` above, and every seat of the hand (to_act, dealer,
+    # events, knock, last_hand, scores), is a hand seat: 0 or 1 within the two-player hand, -1
+    # for a seat that sits out. These say where the hand sits in the match.
+    player: int = 0  # this seat in the match: 0 .. players - 1
+    players: int = 2
+    hand_seats: tuple[int, int] = (0, 1)  # the match seats at hand seats 0 and 1
+    sitting_out: int | None = None  # three players: the seat that dealt and sits out (R10.1)
+    table: int = 0  # partnerships: the table this seat plays at (R10.2)
+    # Every seat's (three players) or team's (partnerships) points, hands won, extra boxes.
+    player_scores: tuple[tuple[int, int, int], ...] = ()
+    team_scores: tuple[tuple[int, int, int], ...] = ()
 
 
 def seen_events(events: Iterable[Event], seat: int) -> tuple[Event, ...]:
@@ -97,6 +109,7 @@ def observe(match: Match, seat: int) -> Observation:
             legal_actions=tuple(match.legal_actions()) if to_act == seat else (),
             last_hand=None,
             cut=match.cut,
+            player=seat,
         )
     other = 1 - seat
     events = seen_events(h._events, seat)
@@ -133,4 +146,84 @@ def observe(match: Match, seat: int) -> Observation:
         legal_actions=tuple(match.legal_actions()) if own_turn else (),
         last_hand=match.hand_results[-1] if match.hand_results else None,
         cut=match.cut,
+        player=seat,
     )
+
+
+def observe_seat(match: Match | GroupMatch, seat: int) -> Observation:
+    """Match seat ``seat``'s observation of a match of any size (§10).
+
+    In a group match a seat sees its own table's hand as a two-player hand, from its hand seat,
+    and nothing of the other table's or (sitting out, R10.1) of the hand in play but what was
+    public when it was dealt: the upcard, the stock size and the knock limit. Everyone sees the
+    scores.
+    """
+    if isinstance(match, Match):
+        return observe(match, seat)
+    points, won, extra = match.scores, match.hands_won, match.extra_boxes
+    totals = tuple(zip(points, won, extra, strict=True))
+    group = {
+        "player": seat,
+        "players": match.players,
+        "sitting_out": match.sitting_out,
+        "player_scores": () if match.teams else totals,
+        "team_scores": totals if match.teams else (),
+    }
+    last = match.hand_results[-1] if match.hand_results else None
+    table = match.table_of(seat)
+    if table is None:  # sitting out (R10.1): the hand in play is none of this seat's business
+        h = match.tables[0].hand
+        return Observation(
+            seat=-1,
+            rules=match.rules,
+            phase=match.phase,
+            to_act=None,
+            hand=(),
+            discard_pile=(),
+            stock_size=h.stock_size,
+            knock_limit=h.knock_limit,
+            upcard=h.upcard,
+            opponent_known=(),
+            opponent_hand_size=0,
+            taken=None,
+            barred=None,
+            must_knock=False,
+            dealer=h.dealer,
+            hand_number=h.number,
+            turns=0,
+            scores=_by_hand_seat(points, match.tables[0].seats, match.teams),
+            hands_won=_by_hand_seat(won, match.tables[0].seats, match.teams),
+            extra_boxes=_by_hand_seat(extra, match.tables[0].seats, match.teams),
+            game_scores=(),
+            events=(),
+            knock=None,
+            legal_actions=(),
+            last_hand=last,
+            cut=match.cut,
+            hand_seats=match.tables[0].seats,
+            **group,  # type: ignore[arg-type]
+        )
+    hand_seat = table.hand_seat(seat)
+    assert hand_seat is not None
+    own = observe(table.play, hand_seat)
+    if match.teams:  # the last hand at this seat's table
+        last = next((r for r in reversed(match.hand_results) if r.table == table.number), None)
+    return replace(
+        own,
+        legal_actions=own.legal_actions if match.to_act == seat else (),
+        scores=_by_hand_seat(points, table.seats, match.teams),
+        hands_won=_by_hand_seat(won, table.seats, match.teams),
+        extra_boxes=_by_hand_seat(extra, table.seats, match.teams),
+        last_hand=last,
+        cut=match.cut,
+        hand_seats=table.seats,
+        table=table.number,
+        **group,  # type: ignore[arg-type]
+    )
+
+
+def _by_hand_seat(values: tuple[int, ...], seats: tuple[int, int], teams: bool) -> tuple[int, int]:
+    """A seat's (or, with partnerships, its team's) value for each hand seat."""
+    if teams:
+        return values[seats[0] % 2], values[seats[1] % 2]
+    return values[seats[0]], values[seats[1]]

@@ -54,9 +54,14 @@ PARAMETER_DOCS: dict[str, ParameterDoc] = {
         _P(
             "players",
             "Number of players.",
-            ("§10",),
-            (("2", "two-player gin, the only format ginref plays"),),
-            "The three-player and partnership formats of §10 are not available.",
+            ("§10", "R10.1", "R10.2"),
+            (
+                ("2", "two-player gin"),
+                ("3", "three players: the dealer sits out, the loser deals next (R10.1)"),
+                ("4", "two partnerships at two tables, team scores per round, target 125 (R10.2)"),
+            ),
+            "With 3 or 4 players every hand is an ordinary two-player hand; scope must be match, "
+            "and hollywood and cut_high_chooses are refused.",
         ),
         _P(
             "first_dealer",
@@ -288,7 +293,12 @@ PARAMETER_DOCS: dict[str, ParameterDoc] = {
             "target",
             "Hand points that win a game.",
             ("R9.1", "R9.2"),
-            (("1 or more", "the target (100 in most profiles, 150 in oklahoma)"),),
+            (
+                (
+                    "1 or more",
+                    "the target (100 in most profiles, 150 in oklahoma, 125 with players = 4)",
+                ),
+            ),
         ),
         _P(
             "game_bonus",

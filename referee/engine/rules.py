@@ -57,6 +57,8 @@ BOOLS = (
     "repeated_discard_dead",
 )
 OPTIONAL_INTS = ("big_gin_bonus", "max_turns", "max_discard_draws")
+# R10.2: a partnership game is played to 125 unless the target is set as well.
+PARTNERSHIP_TARGET = 125
 _TRUE = {"on", "true", "yes", "1"}
 _FALSE = {"off", "false", "no", "0"}
 
@@ -67,7 +69,7 @@ class Rules:
 
     profile_name: str = "standard"
     scope: Scope = "match"  # R9.9
-    players: int = 2  # §10: only 2 is supported
+    players: int = 2  # §10: 2, 3 (R10.1) or 4 in two partnerships (R10.2)
     first_dealer: FirstDealer = "random"  # R2.2 (seat0 / seat1: that seat deals first)
     dealer_rotation: DealerRotation = "alternate"  # R2.6
     dead_hand_dealer: DeadHandDealer = "same_dealer"  # R2.7
@@ -115,6 +117,8 @@ class Rules:
             if name not in PARAMETERS:
                 raise RulesError(unknown_parameter_message(key))
             changes[name] = coerce(name, raw)
+        if changes.get("players") == 4 and "target" not in changes:
+            changes["target"] = PARTNERSHIP_TARGET  # R10.2: unless the target is given too
         return dataclasses.replace(self, **changes).validate()
 
     def validate(self) -> Rules:
@@ -123,11 +127,12 @@ class Rules:
             value = getattr(self, name)
             if value not in allowed:
                 raise RulesError(f"{name} = {value!r} is not one of: {', '.join(allowed)}")
-        if self.players != 2:
+        if self.players not in (2, 3, 4):
             raise RulesError(
-                f"players = {self.players}: only two-player gin is supported "
-                "(the 3- and 4-player formats of §10 are not available yet)"
+                f"players = {self.players} must be 2, 3 (R10.1) or 4 in partnerships (R10.2)"
             )
+        if self.players > 2:
+            self._validate_group()
         if not 0 <= self.knock_limit <= 10:
             raise RulesError(f"knock_limit = {self.knock_limit} must be between 0 and 10 (R5.5)")
         for name in ("gin_bonus", "undercut_bonus", "game_bonus", "box_bonus"):
@@ -165,6 +170,29 @@ class Rules:
         if self.hollywood and self.scope == "single_hand":
             raise RulesError("hollywood scoring needs scope = match (R9.8, R9.9)")
         return self
+
+    def _validate_group(self) -> None:
+        """The combinations that three players (R10.1) or partnerships (R10.2) rule out."""
+        rule = "R10.1" if self.players == 3 else "R10.2"
+        what = f"players = {self.players}"
+        if self.scope == "single_hand":
+            raise RulesError(
+                f"{what} plays a match of many hands, so it needs scope = match ({rule}, R9.9)"
+            )
+        if self.hollywood:
+            raise RulesError(f"{what} cannot be scored Hollywood style ({rule}, R9.8)")
+        if self.first_dealer == "cut_high_chooses":
+            raise RulesError(
+                f"{what}: first_dealer = cut_high_chooses is a choice between two players; "
+                f"use random or cut_low_deals ({rule}, R2.2)"
+            )
+        if self.payoff != "points":
+            raise RulesError(f"{what} is scored in points: payoff must be points ({rule}, R8.7)")
+        if self.players == 4 and self.oklahoma_extra_boxes:
+            raise RulesError(
+                "players = 4: partnerships score rounds, not hands, so oklahoma_extra_boxes "
+                "cannot be on (R10.2, R9.7)"
+            )
 
     def to_dict(self) -> dict[str, Any]:
         """Every parameter by name (JSON-ready), profile name included."""

@@ -272,17 +272,18 @@ def final_terms(
     hands_won: Sequence[int],
     extra_boxes: Sequence[int],
     winner: int,
-) -> tuple[tuple[Term, ...], tuple[Term, ...]]:
+) -> tuple[tuple[Term, ...], ...]:
     """Each seat's final score of a game won by ``winner``, term by term (R9.3-R9.6, A.4).
 
     The terms add up to the final scores :func:`settle_game` gives (it adds them up). With
     ``boxes_count_toward_target`` the boxes were credited into the hand points as each hand was
-    won; they are shown apart (``boxes_in_hand_points``), not counted again.
+    won; they are shown apart (``boxes_in_hand_points``), not counted again. With three players
+    (R10.1) the shutout applies once for each other player with no points (its ``count``).
     """
-    shutout = points[1 - winner] == 0
+    shutouts = sum(1 for seat, p in enumerate(points) if seat != winner and p == 0)
     box = rules.box_bonus
     out: list[tuple[Term, ...]] = []
-    for seat in (0, 1):
+    for seat in range(len(points)):
         terms: list[Term] = []
         won, extra = hands_won[seat], extra_boxes[seat]
         hand = points[seat]
@@ -293,21 +294,21 @@ def final_terms(
         else:
             terms.append(Term("hand_points", hand))
         if seat == winner:
-            if shutout and rules.shutout == "hand_points_doubled":
-                terms.append(Term("shutout_hand_points", hand))
+            if shutouts and rules.shutout == "hand_points_doubled":
+                terms.append(Term("shutout_hand_points", hand * shutouts, shutouts))
             if rules.game_bonus:
                 terms.append(Term("game_bonus", rules.game_bonus))
-                if shutout and rules.shutout == "game_bonus_doubled":
-                    terms.append(Term("shutout_game_bonus", rules.game_bonus))
+                if shutouts and rules.shutout == "game_bonus_doubled":
+                    terms.append(Term("shutout_game_bonus", rules.game_bonus * shutouts, shutouts))
         if not rules.boxes_count_toward_target and box:
             if won:
                 terms.append(Term("boxes", box * won, won, box))
             if extra:
                 terms.append(Term("extra_boxes", box * extra, extra, box))
-        if seat == winner and shutout and rules.shutout == "total_doubled":
-            terms.append(Term("shutout_total", sum(t.points for t in terms)))
+        if seat == winner and shutouts and rules.shutout == "total_doubled":
+            terms.append(Term("shutout_total", sum(t.points for t in terms) * shutouts, shutouts))
         out.append(tuple(terms))
-    return out[0], out[1]
+    return tuple(out)
 
 
 def settle_game(
@@ -320,12 +321,11 @@ def settle_game(
     """Final scores of a game won by ``winner`` (R9.3-R9.6, A.4): the sums of its
     :func:`final_terms`."""
     terms = final_terms(rules, points, hands_won, extra_boxes, winner)
-    final = (sum(t.points for t in terms[0]), sum(t.points for t in terms[1]))
     return GameScore(
         winner,
-        (points[0], points[1]),
-        (hands_won[0], hands_won[1]),
-        (extra_boxes[0], extra_boxes[1]),
-        final,
-        points[1 - winner] == 0,
+        tuple(points),
+        tuple(hands_won),
+        tuple(extra_boxes),
+        tuple(sum(t.points for t in seat_terms) for seat_terms in terms),
+        any(p == 0 for seat, p in enumerate(points) if seat != winner),
     )

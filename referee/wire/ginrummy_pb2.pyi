@@ -158,7 +158,7 @@ class Welcome(_message.Message):
     def __init__(self, protocol_version: _Optional[int] = ..., referee_version: _Optional[str] = ..., bot_name: _Optional[str] = ...) -> None: ...
 
 class MatchStart(_message.Message):
-    __slots__ = ("match_id", "match_number", "series_length", "seat", "rules", "time_control", "opponent_name", "opponent_version", "deal_commitment")
+    __slots__ = ("match_id", "match_number", "series_length", "seat", "rules", "time_control", "opponent_name", "opponent_version", "deal_commitment", "players", "player_names", "team", "partner")
     MATCH_ID_FIELD_NUMBER: _ClassVar[int]
     MATCH_NUMBER_FIELD_NUMBER: _ClassVar[int]
     SERIES_LENGTH_FIELD_NUMBER: _ClassVar[int]
@@ -168,6 +168,10 @@ class MatchStart(_message.Message):
     OPPONENT_NAME_FIELD_NUMBER: _ClassVar[int]
     OPPONENT_VERSION_FIELD_NUMBER: _ClassVar[int]
     DEAL_COMMITMENT_FIELD_NUMBER: _ClassVar[int]
+    PLAYERS_FIELD_NUMBER: _ClassVar[int]
+    PLAYER_NAMES_FIELD_NUMBER: _ClassVar[int]
+    TEAM_FIELD_NUMBER: _ClassVar[int]
+    PARTNER_FIELD_NUMBER: _ClassVar[int]
     match_id: str
     match_number: int
     series_length: int
@@ -177,7 +181,11 @@ class MatchStart(_message.Message):
     opponent_name: str
     opponent_version: str
     deal_commitment: bytes
-    def __init__(self, match_id: _Optional[str] = ..., match_number: _Optional[int] = ..., series_length: _Optional[int] = ..., seat: _Optional[int] = ..., rules: _Optional[_Union[Rules, _Mapping]] = ..., time_control: _Optional[_Union[TimeControl, _Mapping]] = ..., opponent_name: _Optional[str] = ..., opponent_version: _Optional[str] = ..., deal_commitment: _Optional[bytes] = ...) -> None: ...
+    players: int
+    player_names: _containers.RepeatedScalarFieldContainer[str]
+    team: int
+    partner: int
+    def __init__(self, match_id: _Optional[str] = ..., match_number: _Optional[int] = ..., series_length: _Optional[int] = ..., seat: _Optional[int] = ..., rules: _Optional[_Union[Rules, _Mapping]] = ..., time_control: _Optional[_Union[TimeControl, _Mapping]] = ..., opponent_name: _Optional[str] = ..., opponent_version: _Optional[str] = ..., deal_commitment: _Optional[bytes] = ..., players: _Optional[int] = ..., player_names: _Optional[_Iterable[str]] = ..., team: _Optional[int] = ..., partner: _Optional[int] = ...) -> None: ...
 
 class Rules(_message.Message):
     __slots__ = ("profile", "params")
@@ -203,7 +211,7 @@ class TimeControl(_message.Message):
     def __init__(self, move_time_ms: _Optional[int] = ..., bank_ms: _Optional[int] = ...) -> None: ...
 
 class HandStart(_message.Message):
-    __slots__ = ("hand_number", "dealer", "hand", "upcard", "knock_limit", "knock_limit_from_upcard", "stock_size")
+    __slots__ = ("hand_number", "dealer", "hand", "upcard", "knock_limit", "knock_limit_from_upcard", "stock_size", "hand_seat", "hand_players", "sitting_out", "table")
     HAND_NUMBER_FIELD_NUMBER: _ClassVar[int]
     DEALER_FIELD_NUMBER: _ClassVar[int]
     HAND_FIELD_NUMBER: _ClassVar[int]
@@ -211,6 +219,10 @@ class HandStart(_message.Message):
     KNOCK_LIMIT_FIELD_NUMBER: _ClassVar[int]
     KNOCK_LIMIT_FROM_UPCARD_FIELD_NUMBER: _ClassVar[int]
     STOCK_SIZE_FIELD_NUMBER: _ClassVar[int]
+    HAND_SEAT_FIELD_NUMBER: _ClassVar[int]
+    HAND_PLAYERS_FIELD_NUMBER: _ClassVar[int]
+    SITTING_OUT_FIELD_NUMBER: _ClassVar[int]
+    TABLE_FIELD_NUMBER: _ClassVar[int]
     hand_number: int
     dealer: int
     hand: _containers.RepeatedScalarFieldContainer[str]
@@ -218,15 +230,25 @@ class HandStart(_message.Message):
     knock_limit: int
     knock_limit_from_upcard: bool
     stock_size: int
-    def __init__(self, hand_number: _Optional[int] = ..., dealer: _Optional[int] = ..., hand: _Optional[_Iterable[str]] = ..., upcard: _Optional[str] = ..., knock_limit: _Optional[int] = ..., knock_limit_from_upcard: _Optional[bool] = ..., stock_size: _Optional[int] = ...) -> None: ...
+    hand_seat: int
+    hand_players: _containers.RepeatedScalarFieldContainer[int]
+    sitting_out: int
+    table: int
+    def __init__(self, hand_number: _Optional[int] = ..., dealer: _Optional[int] = ..., hand: _Optional[_Iterable[str]] = ..., upcard: _Optional[str] = ..., knock_limit: _Optional[int] = ..., knock_limit_from_upcard: _Optional[bool] = ..., stock_size: _Optional[int] = ..., hand_seat: _Optional[int] = ..., hand_players: _Optional[_Iterable[int]] = ..., sitting_out: _Optional[int] = ..., table: _Optional[int] = ...) -> None: ...
 
 class HandEnd(_message.Message):
-    __slots__ = ("result", "scores")
+    __slots__ = ("result", "scores", "player_scores", "team_scores", "round")
     RESULT_FIELD_NUMBER: _ClassVar[int]
     SCORES_FIELD_NUMBER: _ClassVar[int]
+    PLAYER_SCORES_FIELD_NUMBER: _ClassVar[int]
+    TEAM_SCORES_FIELD_NUMBER: _ClassVar[int]
+    ROUND_FIELD_NUMBER: _ClassVar[int]
     result: HandResult
     scores: _containers.RepeatedCompositeFieldContainer[SeatScore]
-    def __init__(self, result: _Optional[_Union[HandResult, _Mapping]] = ..., scores: _Optional[_Iterable[_Union[SeatScore, _Mapping]]] = ...) -> None: ...
+    player_scores: _containers.RepeatedCompositeFieldContainer[SeatScore]
+    team_scores: _containers.RepeatedCompositeFieldContainer[SeatScore]
+    round: RoundResult
+    def __init__(self, result: _Optional[_Union[HandResult, _Mapping]] = ..., scores: _Optional[_Iterable[_Union[SeatScore, _Mapping]]] = ..., player_scores: _Optional[_Iterable[_Union[SeatScore, _Mapping]]] = ..., team_scores: _Optional[_Iterable[_Union[SeatScore, _Mapping]]] = ..., round: _Optional[_Union[RoundResult, _Mapping]] = ...) -> None: ...
 
 class MatchEnd(_message.Message):
     __slots__ = ("match_id", "result", "deal_seed", "deal_salt")
@@ -267,7 +289,7 @@ class ActionReply(_message.Message):
     def __init__(self, request_id: _Optional[int] = ..., action: _Optional[_Union[Action, _Mapping]] = ...) -> None: ...
 
 class Observation(_message.Message):
-    __slots__ = ("seat", "phase", "to_act", "hand", "discard_pile", "stock_size", "knock_limit", "knock_limit_from_upcard", "upcard", "opponent_known_cards", "taken_card", "barred_card", "must_knock", "scores", "dealer", "hand_number", "events", "rules", "last_hand_result")
+    __slots__ = ("seat", "phase", "to_act", "hand", "discard_pile", "stock_size", "knock_limit", "knock_limit_from_upcard", "upcard", "opponent_known_cards", "taken_card", "barred_card", "must_knock", "scores", "dealer", "hand_number", "events", "rules", "last_hand_result", "player", "players", "hand_players", "sitting_out", "table", "player_scores", "team_scores")
     SEAT_FIELD_NUMBER: _ClassVar[int]
     PHASE_FIELD_NUMBER: _ClassVar[int]
     TO_ACT_FIELD_NUMBER: _ClassVar[int]
@@ -287,6 +309,13 @@ class Observation(_message.Message):
     EVENTS_FIELD_NUMBER: _ClassVar[int]
     RULES_FIELD_NUMBER: _ClassVar[int]
     LAST_HAND_RESULT_FIELD_NUMBER: _ClassVar[int]
+    PLAYER_FIELD_NUMBER: _ClassVar[int]
+    PLAYERS_FIELD_NUMBER: _ClassVar[int]
+    HAND_PLAYERS_FIELD_NUMBER: _ClassVar[int]
+    SITTING_OUT_FIELD_NUMBER: _ClassVar[int]
+    TABLE_FIELD_NUMBER: _ClassVar[int]
+    PLAYER_SCORES_FIELD_NUMBER: _ClassVar[int]
+    TEAM_SCORES_FIELD_NUMBER: _ClassVar[int]
     seat: int
     phase: Phase
     to_act: int
@@ -306,7 +335,14 @@ class Observation(_message.Message):
     events: _containers.RepeatedCompositeFieldContainer[GameEvent]
     rules: Rules
     last_hand_result: HandResult
-    def __init__(self, seat: _Optional[int] = ..., phase: _Optional[_Union[Phase, str]] = ..., to_act: _Optional[int] = ..., hand: _Optional[_Iterable[str]] = ..., discard_pile: _Optional[_Iterable[str]] = ..., stock_size: _Optional[int] = ..., knock_limit: _Optional[int] = ..., knock_limit_from_upcard: _Optional[bool] = ..., upcard: _Optional[str] = ..., opponent_known_cards: _Optional[_Iterable[str]] = ..., taken_card: _Optional[str] = ..., barred_card: _Optional[str] = ..., must_knock: _Optional[bool] = ..., scores: _Optional[_Iterable[_Union[SeatScore, _Mapping]]] = ..., dealer: _Optional[int] = ..., hand_number: _Optional[int] = ..., events: _Optional[_Iterable[_Union[GameEvent, _Mapping]]] = ..., rules: _Optional[_Union[Rules, _Mapping]] = ..., last_hand_result: _Optional[_Union[HandResult, _Mapping]] = ...) -> None: ...
+    player: int
+    players: int
+    hand_players: _containers.RepeatedScalarFieldContainer[int]
+    sitting_out: int
+    table: int
+    player_scores: _containers.RepeatedCompositeFieldContainer[SeatScore]
+    team_scores: _containers.RepeatedCompositeFieldContainer[SeatScore]
+    def __init__(self, seat: _Optional[int] = ..., phase: _Optional[_Union[Phase, str]] = ..., to_act: _Optional[int] = ..., hand: _Optional[_Iterable[str]] = ..., discard_pile: _Optional[_Iterable[str]] = ..., stock_size: _Optional[int] = ..., knock_limit: _Optional[int] = ..., knock_limit_from_upcard: _Optional[bool] = ..., upcard: _Optional[str] = ..., opponent_known_cards: _Optional[_Iterable[str]] = ..., taken_card: _Optional[str] = ..., barred_card: _Optional[str] = ..., must_knock: _Optional[bool] = ..., scores: _Optional[_Iterable[_Union[SeatScore, _Mapping]]] = ..., dealer: _Optional[int] = ..., hand_number: _Optional[int] = ..., events: _Optional[_Iterable[_Union[GameEvent, _Mapping]]] = ..., rules: _Optional[_Union[Rules, _Mapping]] = ..., last_hand_result: _Optional[_Union[HandResult, _Mapping]] = ..., player: _Optional[int] = ..., players: _Optional[int] = ..., hand_players: _Optional[_Iterable[int]] = ..., sitting_out: _Optional[int] = ..., table: _Optional[int] = ..., player_scores: _Optional[_Iterable[_Union[SeatScore, _Mapping]]] = ..., team_scores: _Optional[_Iterable[_Union[SeatScore, _Mapping]]] = ...) -> None: ...
 
 class SeatScore(_message.Message):
     __slots__ = ("points", "hands_won", "extra_boxes")
@@ -505,7 +541,7 @@ class Showdown(_message.Message):
     def __init__(self, knocker: _Optional[int] = ..., kind: _Optional[_Union[KnockKind, str]] = ..., knock_discard: _Optional[str] = ..., knocker_arrangement: _Optional[_Union[Arrangement, _Mapping]] = ..., knocker_deadwood: _Optional[int] = ..., defender_melds: _Optional[_Iterable[_Union[Meld, _Mapping]]] = ..., layoffs: _Optional[_Iterable[_Union[Layoff, _Mapping]]] = ..., defender_deadwood_cards: _Optional[_Iterable[str]] = ..., defender_deadwood: _Optional[int] = ...) -> None: ...
 
 class HandResult(_message.Message):
-    __slots__ = ("hand_number", "dealer", "outcome", "winner", "points", "knocker", "doubled", "extra_boxes", "dead_reason", "showdown", "payoffs", "final_hands")
+    __slots__ = ("hand_number", "dealer", "outcome", "winner", "points", "knocker", "doubled", "extra_boxes", "dead_reason", "showdown", "payoffs", "final_hands", "hand_players", "table")
     HAND_NUMBER_FIELD_NUMBER: _ClassVar[int]
     DEALER_FIELD_NUMBER: _ClassVar[int]
     OUTCOME_FIELD_NUMBER: _ClassVar[int]
@@ -518,6 +554,8 @@ class HandResult(_message.Message):
     SHOWDOWN_FIELD_NUMBER: _ClassVar[int]
     PAYOFFS_FIELD_NUMBER: _ClassVar[int]
     FINAL_HANDS_FIELD_NUMBER: _ClassVar[int]
+    HAND_PLAYERS_FIELD_NUMBER: _ClassVar[int]
+    TABLE_FIELD_NUMBER: _ClassVar[int]
     hand_number: int
     dealer: int
     outcome: HandOutcome
@@ -530,7 +568,23 @@ class HandResult(_message.Message):
     showdown: Showdown
     payoffs: _containers.RepeatedScalarFieldContainer[float]
     final_hands: _containers.RepeatedCompositeFieldContainer[SeatCards]
-    def __init__(self, hand_number: _Optional[int] = ..., dealer: _Optional[int] = ..., outcome: _Optional[_Union[HandOutcome, str]] = ..., winner: _Optional[int] = ..., points: _Optional[int] = ..., knocker: _Optional[int] = ..., doubled: _Optional[bool] = ..., extra_boxes: _Optional[int] = ..., dead_reason: _Optional[_Union[DeadReason, str]] = ..., showdown: _Optional[_Union[Showdown, _Mapping]] = ..., payoffs: _Optional[_Iterable[float]] = ..., final_hands: _Optional[_Iterable[_Union[SeatCards, _Mapping]]] = ...) -> None: ...
+    hand_players: _containers.RepeatedScalarFieldContainer[int]
+    table: int
+    def __init__(self, hand_number: _Optional[int] = ..., dealer: _Optional[int] = ..., outcome: _Optional[_Union[HandOutcome, str]] = ..., winner: _Optional[int] = ..., points: _Optional[int] = ..., knocker: _Optional[int] = ..., doubled: _Optional[bool] = ..., extra_boxes: _Optional[int] = ..., dead_reason: _Optional[_Union[DeadReason, str]] = ..., showdown: _Optional[_Union[Showdown, _Mapping]] = ..., payoffs: _Optional[_Iterable[float]] = ..., final_hands: _Optional[_Iterable[_Union[SeatCards, _Mapping]]] = ..., hand_players: _Optional[_Iterable[int]] = ..., table: _Optional[int] = ...) -> None: ...
+
+class RoundResult(_message.Message):
+    __slots__ = ("round_number", "tables", "team_hand_points", "winning_team", "points")
+    ROUND_NUMBER_FIELD_NUMBER: _ClassVar[int]
+    TABLES_FIELD_NUMBER: _ClassVar[int]
+    TEAM_HAND_POINTS_FIELD_NUMBER: _ClassVar[int]
+    WINNING_TEAM_FIELD_NUMBER: _ClassVar[int]
+    POINTS_FIELD_NUMBER: _ClassVar[int]
+    round_number: int
+    tables: _containers.RepeatedCompositeFieldContainer[HandResult]
+    team_hand_points: _containers.RepeatedScalarFieldContainer[int]
+    winning_team: int
+    points: int
+    def __init__(self, round_number: _Optional[int] = ..., tables: _Optional[_Iterable[_Union[HandResult, _Mapping]]] = ..., team_hand_points: _Optional[_Iterable[int]] = ..., winning_team: _Optional[int] = ..., points: _Optional[int] = ...) -> None: ...
 
 class SeatCards(_message.Message):
     __slots__ = ("cards",)
@@ -539,7 +593,7 @@ class SeatCards(_message.Message):
     def __init__(self, cards: _Optional[_Iterable[str]] = ...) -> None: ...
 
 class MatchResult(_message.Message):
-    __slots__ = ("winner", "final_scores", "margin", "termination", "forfeit", "scores", "hands_played", "games")
+    __slots__ = ("winner", "final_scores", "margin", "termination", "forfeit", "scores", "hands_played", "games", "players", "winning_team", "placings")
     WINNER_FIELD_NUMBER: _ClassVar[int]
     FINAL_SCORES_FIELD_NUMBER: _ClassVar[int]
     MARGIN_FIELD_NUMBER: _ClassVar[int]
@@ -548,6 +602,9 @@ class MatchResult(_message.Message):
     SCORES_FIELD_NUMBER: _ClassVar[int]
     HANDS_PLAYED_FIELD_NUMBER: _ClassVar[int]
     GAMES_FIELD_NUMBER: _ClassVar[int]
+    PLAYERS_FIELD_NUMBER: _ClassVar[int]
+    WINNING_TEAM_FIELD_NUMBER: _ClassVar[int]
+    PLACINGS_FIELD_NUMBER: _ClassVar[int]
     winner: int
     final_scores: _containers.RepeatedScalarFieldContainer[int]
     margin: int
@@ -556,7 +613,10 @@ class MatchResult(_message.Message):
     scores: _containers.RepeatedCompositeFieldContainer[SeatScore]
     hands_played: int
     games: _containers.RepeatedCompositeFieldContainer[GameScore]
-    def __init__(self, winner: _Optional[int] = ..., final_scores: _Optional[_Iterable[int]] = ..., margin: _Optional[int] = ..., termination: _Optional[_Union[Termination, str]] = ..., forfeit: _Optional[_Union[Forfeit, _Mapping]] = ..., scores: _Optional[_Iterable[_Union[SeatScore, _Mapping]]] = ..., hands_played: _Optional[int] = ..., games: _Optional[_Iterable[_Union[GameScore, _Mapping]]] = ...) -> None: ...
+    players: int
+    winning_team: int
+    placings: _containers.RepeatedScalarFieldContainer[int]
+    def __init__(self, winner: _Optional[int] = ..., final_scores: _Optional[_Iterable[int]] = ..., margin: _Optional[int] = ..., termination: _Optional[_Union[Termination, str]] = ..., forfeit: _Optional[_Union[Forfeit, _Mapping]] = ..., scores: _Optional[_Iterable[_Union[SeatScore, _Mapping]]] = ..., hands_played: _Optional[int] = ..., games: _Optional[_Iterable[_Union[GameScore, _Mapping]]] = ..., players: _Optional[int] = ..., winning_team: _Optional[int] = ..., placings: _Optional[_Iterable[int]] = ...) -> None: ...
 
 class GameScore(_message.Message):
     __slots__ = ("winner", "hand_points", "hands_won", "extra_boxes", "final_scores", "shutout", "margin")

@@ -656,12 +656,6 @@ def test_e17c_the_final_score_term_by_term_adds_up(
 # --- E18, E19: three and four players are a later format -----------------------------------------
 
 
-@pytest.mark.parametrize("players", [3, 4])
-def test_e18_e19_more_than_two_players_is_refused_clearly(players: int) -> None:
-    with pytest.raises(RulesError, match="only two-player"):
-        Rules.profile("standard", players=players)
-
-
 # --- E20: eleven-card start ----------------------------------------------------------------------
 
 E20_NON_DEALER = "AS 2S 3S 4H 5H 6H 9C 9D 9H KD QC"
