@@ -52,19 +52,23 @@ function runBot(decide, name, version) {
   const client = new Referee(address, grpc.credentials.createInsecure());
   const call = client.Play();
   let exitCode = 0;
-  // What the deal check needs: MatchStart's commitment and seat, this bot's every HandStart.
+  // What the deal check needs: MatchStart's commitment, seat and number of players, and this
+  // bot's every HandStart (with three or four players each says which hand seat it played).
   let match = null;
   call.on('data', (message) => {
     if (message.kind === 'match_start') {
       const start = message.match_start;
       const elevenCard = start.rules.params.deal_mode === 'eleven_card';
-      match = { commit: start.deal_commitment, seat: start.seat, elevenCard, hands: [] };
+      match = {
+        commit: start.deal_commitment, seat: start.seat, players: start.players, elevenCard,
+        hands: [],
+      };
     } else if (message.kind === 'hand_start' && match) {
       match.hands.push(message.hand_start);
     } else if (message.kind === 'match_end' && match) {
       const end = message.match_end;
-      const wrong = checkDeal(
-        match.commit, end.deal_seed, end.deal_salt, match.hands, match.seat, match.elevenCard);
+      const wrong = checkDeal(match.commit, end.deal_seed, end.deal_salt, match.hands,
+        match.seat, match.elevenCard, match.players);
       if (wrong) {
         process.stderr.write(`${name}: the deal of match ${end.match_id} was not fair: ${wrong}\n`);
         exitCode = 1;

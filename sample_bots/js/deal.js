@@ -50,9 +50,12 @@ function commitment(seed, salt) {
 /**
  * Why the revealed deal does not check out, or null if it does: the commitment must open with
  * the seed and salt, and every hand this bot was dealt must be the one the seed gives.
- * `hands` holds each HandStart this bot received, with its seat.
+ * `hands` holds each HandStart this bot received; `seat` is MatchStart.seat. With three or
+ * four players (`players` > 2) the bot's seat in a hand is that HandStart's hand_seat, which
+ * is not its match seat, and -1 when it sits out (R10.1): it is dealt nothing then, but the
+ * upcard it is shown is still the deck's.
  */
-function checkDeal(commit, seed, salt, hands, seat, elevenCard) {
+function checkDeal(commit, seed, salt, hands, seat, elevenCard, players = 2) {
   if (!commit || commit.length === 0) return null; // a referee that does not commit
   if (!crypto.timingSafeEqual(Buffer.from(commit), commitment(seed, Buffer.from(salt)))) {
     return 'the revealed seed and salt do not open MatchStart.deal_commitment';
@@ -60,10 +63,11 @@ function checkDeal(commit, seed, salt, hands, seat, elevenCard) {
   for (const start of hands) {
     const deck = handDeck(seed, start.hand_number - 1);
     const dealt = elevenCard ? 21 : 20;
+    const handSeat = players > 2 ? start.hand_seat : seat;
     const mine = [];
-    for (let p = 0; p < dealt; p += 1) {
+    for (let p = 0; p < dealt && handSeat >= 0; p += 1) {
       const toNonDealer = p % 2 === 0;
-      if (toNonDealer === (seat !== start.dealer)) mine.push(deck[p]);
+      if (toNonDealer === (handSeat !== start.dealer)) mine.push(deck[p]);
     }
     const got = [...start.hand].sort().join(' ');
     if (mine.sort().join(' ') !== got) {
