@@ -51,6 +51,13 @@ Rules, tried in this order; the first one that applies decides.
 
 The bot never looks at the discard pile below its top, the opponent's known cards, the scores or
 the clock.
+
+Three players and partnerships (docs/rules.md §10). Every hand is a two-player hand, and a
+request is asked in the bot's hand seat (``observation.seat``, 0 or 1), which is not its match
+seat (``observation.player``, ``MatchStart.seat``): H, L, the discard pile and the phase are
+those of its own hand, so the rules above apply unchanged. No rule reads a seat, the scores of
+the players or teams, who sits out or the table; a bot that does must take its own seat in the
+hand from ``observation.seat`` (docs/writing-a-bot.md, section 8).
 """
 
 from __future__ import annotations
