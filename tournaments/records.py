@@ -69,13 +69,13 @@ class MatchRecord:
     match_id: str
     termination: str  # target, single_hand, hollywood, forfeit
     winner: int | None  # seat; None: nobody won (both seats at fault)
-    final: tuple[int, int]
+    final: tuple[int, ...]
     margin: int
     hands_played: int
     forfeit: Forfeit | None
     hands: tuple[HandRow, ...]
     faults: tuple[FaultRow, ...]
-    decisions: tuple[int, int]
+    decisions: tuple[int, ...]
     think_ms: tuple[float, float]  # total per seat
     log_path: str  # relative to the tournament's directory
     log_sha256: str
