@@ -280,7 +280,7 @@ class RecordChecker:
             self.add(step, f"a fault of seat {seat}, in a match of {self.players} players")
             return
         before = step.before
-        hand = None if before.hand is None else before.hand.number + 1
+        hand = self._fault_hand(step, seat)
         if r["hand"] != hand:
             self.add(
                 step, f"fault hand: recorded {value_text(r['hand'])}, engine {value_text(hand)}"
@@ -308,6 +308,11 @@ class RecordChecker:
                 )
         else:
             self.forfeits.append(step)
+
+    def _fault_hand(self, step: WalkStep, seat: int) -> int | None:
+        """The hand a fault of ``seat`` is recorded in: the one in play (None before a deal)."""
+        hand = step.before.hand
+        return None if hand is None else hand.number + 1
 
     def _illegal(self, step: WalkStep) -> None:
         r = step.record

@@ -16,43 +16,9 @@ the deal's commitment) on the match seats, and besides
 
 from __future__ import annotations
 
-from typing import Any
-
-from referee.engine.outcomes import HandResult, MatchResult, RoundResult
-from referee.replay_log import hand_result_dict, match_result_dict
+from referee.replay_log import hand_result_dict, match_result_dict, round_result_dict
 from replays.checks import RecordChecker, WalkStep, first_difference, value_text
 from replays.group_timeline import GroupStep, GroupTimeline, forfeit_seats
-
-
-def group_hand_result_dict(result: HandResult) -> dict[str, Any]:
-    """A 3- or 4-player ``hand_result`` record (without ``type``)."""
-    return {**hand_result_dict(result), "seats": list(result.seats), "table": result.table}
-
-
-def round_result_dict(result: RoundResult) -> dict[str, Any]:
-    """A ``round_result`` record (without ``type``): hand and round numbers 1-based."""
-    return {
-        "round": result.number + 1,
-        "hands": [h + 1 for h in result.hands],
-        "team_hand_points": list(result.won),
-        "winner": result.winner,
-        "points": result.points,
-        "scores_after": list(result.scores_after),
-    }
-
-
-def group_match_result_dict(
-    result: MatchResult, players: int, hands_played: int, forfeit_kind: str | None = None
-) -> dict[str, Any]:
-    """A 3- or 4-player ``match_result`` record (without ``type``, ``deal_salt``, ``exits``)."""
-    record = match_result_dict(result, hands_played, forfeit_kind)
-    if record["forfeit"] is not None:
-        record["forfeit"]["seats"] = list(result.forfeit_seats)
-    record["players"] = players
-    record["placings"] = list(result.placings(players))
-    if result.teams:
-        record["teams"] = True
-    return record
 
 
 class GroupChecker(RecordChecker):
@@ -66,6 +32,12 @@ class GroupChecker(RecordChecker):
     def _own(self, step: WalkStep) -> GroupStep:
         assert isinstance(step, GroupStep)
         return step
+
+    def _fault_hand(self, step: WalkStep, seat: int) -> int | None:
+        """The hand of the faulting seat's table; of the hand in play when it sits out."""
+        table = self._own(step).before.table_of(seat)
+        hand = step.before.hand if table is None else table.hand
+        return None if hand is None else hand.number + 1
 
     def _results_due(self, hand: int) -> int:
         """Partnerships: both hands of every earlier round; three players: every earlier hand."""
@@ -93,7 +65,7 @@ class GroupChecker(RecordChecker):
             self.add(step, f"hand {r['hand']} has not ended in the engine")
             return
         got = {k: v for k, v in r.items() if k != "type"}
-        diff = first_difference(got, group_hand_result_dict(step.result))
+        diff = first_difference(got, hand_result_dict(step.result, group=True))
         if diff is not None:
             self.add(step, f"hand {r['hand']}: {diff}")
 
@@ -124,7 +96,7 @@ class GroupChecker(RecordChecker):
         result = step.after.result
         if result is not None:
             kind = forfeit.get("kind") if isinstance(forfeit, dict) else None
-            expected = group_match_result_dict(result, players, step.after.hands_dealt, kind)
+            expected = match_result_dict(result, step.after.hands_dealt, kind, players)
             shown = {k: v for k, v in r.items() if k not in ("type", "deal_salt", "exits")}
             diff = first_difference(shown, expected)
             if diff is not None:

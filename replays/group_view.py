@@ -13,8 +13,9 @@ each starting with the record's line number, with what a larger match adds:
 
 With a seat (``--seat N``) only what that seat was dealt and decided, and the other player's
 moves at its own table as it saw them (:func:`referee.engine.observation.observe_seat`), are
-shown; of hands it does not play (sitting out, the other table) only their results, which
-are public, as are the rounds and the match result.
+shown; of a hand it sits out (three players) the deal without the cards, and of the other
+table's hands (partnerships) nothing; the hand results, the rounds and the match result, which
+its players are told, always.
 """
 
 from __future__ import annotations
@@ -225,8 +226,6 @@ def _hand_result(
     result = step.result
     if result is None:
         return [head, INDENT + "recorded, but the engine has not finished this hand"]
-    if seat is not None and timeline.teams and seat not in result.seats:
-        return []  # the other table's hand: its points show in the round's result
     lines = format_showdown(timeline, result, style, seat)
     if timeline.teams:
         lines = lines[:-1]  # the teams' score is the round's, on its own record
