@@ -64,7 +64,9 @@ def _sorted(cards: Iterable[Card]) -> list[str]:
     return _cards(sorted(cards, key=sort_key))
 
 
-def _showdown(timeline: Timeline | GroupTimeline, result: HandResult) -> dict[str, Any]:
+def showdown_data(timeline: Timeline | GroupTimeline, result: HandResult) -> dict[str, Any]:
+    """A finished hand as the page shows it: the melds, layoffs and deadwood of both players,
+    the title and who won what."""
     text = [line.strip() for line in format_showdown(timeline, result, _TEXT)]
     arrangement = result.knocker_arrangement
     defender = result.defender
@@ -181,7 +183,7 @@ def _frame_values(timeline: Timeline) -> Iterator[tuple[Any, ...]]:
                 showdown = None
             hand = played
         if kind == "hand_result" and step.result is not None:
-            showdown = _showdown(timeline, step.result)
+            showdown = showdown_data(timeline, step.result)
         match = step.after
         text = _lines(timeline, step)
         seat = step.seat
@@ -348,7 +350,7 @@ def render_html(timeline: Timeline | GroupTimeline, *, hand: int | None = None) 
     header = timeline.header
     group = isinstance(timeline, GroupTimeline)
     if isinstance(timeline, GroupTimeline):
-        changes = group_frame_changes(timeline, lambda result: _showdown(timeline, result))
+        changes = group_frame_changes(timeline, lambda result: showdown_data(timeline, result))
         head = format_group_header(timeline, PLAIN)
     else:
         with collector_paused():  # the frames hold no cycles either
