@@ -164,7 +164,14 @@ def admit_round_results(log: ReplayLog, path: str | os.PathLike[str]) -> ReplayL
     counts it a problem; in a partnership log it is read here instead, from the file.
     """
     lines = {n for n, message in log.problems if message == _ROUND_RESULT}
-    if not lines or players_of(log) != 4:
+    if not lines:
+        return log
+    players = players_of(log)
+    if players != 4:
+        why = (
+            f"a round_result record in a match of {players} players: only partnerships have rounds"
+        )
+        log.problems = [(n, why if n in lines else m) for n, m in log.problems]
         return log
     texts = Path(path).read_text(encoding="utf-8").split("\n")
     records = dict(log.records)

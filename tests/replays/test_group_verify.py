@@ -64,9 +64,9 @@ def fails_at(source: Path, tmp_path: Path, change: Change) -> tuple[int, str]:
     code, out = run("verify", str(path))
     assert code == 1, out
     first = out.splitlines()[0]
-    found = re.search(r"^FAIL  \S+  line (\d+) \((\w+)\): (.*?)(  \(\+\d+ more\))?$", first)
+    found = re.search(r"^FAIL  \S+  line (\d+)(?: \(\w+\))?: (.*?)(?:  \(\+\d+ more\))?$", first)
     assert found is not None, out
-    return int(found.group(1)), found.group(3)
+    return int(found.group(1)), found.group(2)
 
 
 def test_untouched_logs_pass(logs: dict[str, Path]) -> None:
@@ -298,3 +298,22 @@ def test_a_two_player_log_with_a_field_of_larger_matches_fails(tmp_path: Path) -
     at, message = fails_at(source, tmp_path, place)
     assert at == line
     assert message == "hand 1: seats: a field of 3- and 4-player logs, in a 2-player log"
+
+
+def test_a_round_result_outside_partnerships_is_named(
+    logs: dict[str, Path], tmp_path: Path
+) -> None:
+    records = records_of(logs["three"])
+    line = line_of(records, lambda r: r["type"] == "hand_result") + 1
+
+    def add(rs: list[dict[str, Any]]) -> None:
+        rs.insert(line - 1, {
+            "type": "round_result", "round": 1, "hands": [1, 2], "team_hand_points": [0, 0],
+            "winner": None, "points": 0, "scores_after": [0, 0],
+        })  # fmt: skip
+
+    at, message = fails_at(logs["three"], tmp_path, add)
+    assert at == line
+    assert message == (
+        "a round_result record in a match of 3 players: only partnerships have rounds"
+    )
