@@ -28,15 +28,19 @@ class GroupChecker(RecordChecker):
         super().__init__(timeline)
         self.group = timeline
         self.rounds = 0  # round_result records seen
+        self.dealt_to: dict[int, int | None] = {}  # seat -> the hand last dealt to it (None: out)
 
     def _own(self, step: WalkStep) -> GroupStep:
         assert isinstance(step, GroupStep)
         return step
 
     def _fault_hand(self, step: WalkStep, seat: int) -> int | None:
-        """The hand of the faulting seat's table; of the hand in play when it sits out."""
-        table = self._own(step).before.table_of(seat)
-        hand = step.before.hand if table is None else table.hand
+        """The hand last dealt to the faulting seat; the one in play before the seat's first
+        deal, or while it sits out."""
+        dealt = self.dealt_to.get(seat)
+        if dealt is not None:
+            return dealt
+        hand = step.before.hand
         return None if hand is None else hand.number + 1
 
     def _results_due(self, hand: int) -> int:
@@ -46,6 +50,11 @@ class GroupChecker(RecordChecker):
     def _placed(self, step: WalkStep) -> None:
         s = self._own(step)
         r = s.record
+        for seat in range(self.group.players):
+            if seat in s.seats:
+                self.dealt_to[seat] = r["hand"]
+            elif not self.group.teams:
+                self.dealt_to[seat] = None  # sits this hand out
         for key, want in (("seats", list(s.seats)), ("table", s.table)):
             if r.get(key) != want:
                 self.add(

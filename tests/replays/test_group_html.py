@@ -22,6 +22,7 @@ from replays.group_html import group_frames
 from replays.group_timeline import GroupTimeline, load_any_replay
 from replays.html import showdown_data
 from tests.support.browser import Browser
+from tests.support.referee_helpers import FAST, bot
 from tests.support.replay_helpers import GREEDY, OPTIONS, RANDOM, records_of
 
 pytestmark = pytest.mark.slow  # real matches of bot processes, rendered by headless Chromium
@@ -84,6 +85,33 @@ def test_verify_and_the_terminal_view_read_the_referees_logs(logs: dict[int, Pat
             assert rounds and out.count("── Round ") == len(rounds)
         else:
             assert out.count("deals and sits out") == sum(r["type"] == "deal" for r in records)
+
+
+FAULTS = {
+    # A partner's illegal discard forfeits the team; a crash forfeits one of three; a bot that
+    # never connects is at fault before a hand is dealt to it.
+    "illegal": (4, ["play", "first", "notinhand", "first"], 41),
+    "crash": (3, ["play", "crash", "first"], 51),
+    "absent": (4, ["play", "first", "first", "never"], 7),
+}
+
+
+@pytest.mark.parametrize("name", list(FAULTS))
+def test_verify_and_the_view_read_the_referees_logs_of_faults(name: str, tmp_path: Path) -> None:
+    players, modes, seed = FAULTS[name]
+    bots = [bot(mode, 3 if mode == "crash" else None) for mode in modes]
+    rules = Rules.profile("standard", players=players)
+    series = asyncio.run(run_series_async(bots, rules, [seed], tmp_path, FAST))
+    log = series.matches[0].log_path
+    code, out = run("verify", str(log))
+    assert code == 0 and out.startswith("OK "), out
+    end = records_of(log)[-1]
+    faulty = end["forfeit"]["seats"]
+    assert faulty == [modes.index(next(m for m in modes if m not in ("play", "first")))]
+    code, out = run("replay", "--ascii", str(log))
+    assert code == 0, out
+    assert f"FAULT seat {faulty[0]} (testbot-{modes[faulty[0]]}): " in out
+    assert f"seat {faulty[0]} (testbot-{modes[faulty[0]]}) forfeits: " in out
 
 
 def cards_of_seat(browser: Browser, seat: int) -> list[str]:
