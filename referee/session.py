@@ -37,13 +37,11 @@ from referee.convert import (
     action_from_pb,
     choose_deal_event_pb,
     fault_pb,
-    hand_end_pb,
     match_result_pb,
     rules_pb,
     showdown_event_pb,
 )
 from referee.engine.actions import Action, ChooseDeal, action_to_dict
-from referee.engine.cards import card_str
 from referee.engine.group import GroupMatch
 from referee.engine.hand import Hand
 from referee.engine.match import Match
@@ -68,9 +66,17 @@ from referee.replay_log import (
     round_result_dict,
 )
 from referee.requests import SeatRequests, hand_start_pb
-from referee.results import MatchOutcome, MatchPlan, SeatInfo
+from referee.results import MatchOutcome, MatchPlan
 from referee.seat import SeatState
-from referee.seating import group_hand_end, match_scores, seat_in_match
+from referee.seating import (
+    deal_dict,
+    forfeit_match,
+    hand_ends,
+    match_scores,
+    seat_in_match,
+    seats_at,
+    tables_of,
+)
 from referee.transport import wait_reply
 from referee.wire import ginrummy_pb2 as pb
 
@@ -320,21 +326,7 @@ class Session:
         first = recorded[0]
         self.forfeit = first
         self.forfeits = tuple(recorded)
-        m = self.match
-        if len(recorded) == 1:
-            if isinstance(m, Match):
-                m.forfeit(first.seat, first.rule, first.reason)
-            else:
-                m.forfeit([first.seat], first.rule, first.reason)
-        else:
-            rules = ", ".join(dict.fromkeys(f.rule for f in recorded))
-            faults = "; ".join(f.describe() for f in sorted(recorded, key=lambda f: f.seat))
-            if isinstance(m, Match):
-                m.forfeit(None, rules, f"both seats forfeit: {faults}")
-            else:
-                seats = sorted(f.seat for f in recorded)
-                who = ", ".join(map(str, seats[:-1])) + f" and {seats[-1]}"
-                m.forfeit(seats, rules, f"seats {who} forfeit: {faults}")
+        forfeit_match(self.match, recorded)
         for item in recorded:
             if item.kind.reaches_bot:
                 await self.send(self.seats[item.seat], fault_pb(item))
@@ -364,22 +356,12 @@ class Session:
     def _make_outcome(self) -> MatchOutcome:
         result = self.match.result
         assert result is not None
-        seats = tuple(
-            SeatInfo(
-                label=s.conn.label,
-                command=s.conn.command,
-                name=s.conn.link.name if s.conn.link else "",
-                version=s.conn.link.version if s.conn.link else "",
-                output=s.conn.proc.output,
-            )
-            for s in self.seats
-        )
         return MatchOutcome(
             match_id=self.plan.match_id,
             log_path=self.plan.log_path,
             rules=self.rules,
             seed=self.plan.seed,
-            seats=seats,
+            seats=tuple(seat.info() for seat in self.seats),
             result=result,
             hand_results=tuple(self.match.hand_results),
             forfeit=self.forfeit,
@@ -401,20 +383,18 @@ class Session:
         o = self.options
         time_control = pb.TimeControl(move_time_ms=self._move_ms, bank_ms=round(o.bank * 1000))
         names = [s.conn.link.name if s.conn.link else s.conn.label for s in self.seats]
+        versions = [s.conn.link.version if s.conn.link else "" for s in self.seats]
         for seat in self.seats:
-            other = self.seats[(seat.index + 1) % self.players].conn
             start = pb.MatchStart(
                 match_id=self.plan.match_id,
                 match_number=self.plan.number,
                 series_length=self.series_length,
                 seat=seat.index,
                 time_control=time_control,
-                opponent_name=other.link.name if other.link else other.label,
-                opponent_version=other.link.version if other.link else "",
                 deal_commitment=self._seal.commitment,
             )
             start.rules.CopyFrom(rules_pb(self.rules))
-            seat_in_match(start, seat.index, names)
+            seat_in_match(start, seat.index, names, versions)
             await self.send(seat, pb.RefereeMessage(match_start=start))
         for seat in self.seats:
             conn = seat.conn
@@ -439,10 +419,11 @@ class Session:
                 event = choose_deal_event_pb(chooser.index, action.deal)
                 await self.send_both(lambda _s: pb.RefereeMessage(event=event))
         while m.result is None:
-            await self._deal_new_hands()
+            if m.hands_dealt != len(self._dealt):
+                await self._deal_new_hands()
             hand = m.hand
             assert hand is not None  # the first dealer is decided once the match goes on
-            at_table = self._seats_at(hand)
+            at_table = seats_at(m, hand)
             results = len(m.hand_results)
             seat = self.seats[m.to_act if m.to_act is not None else 0]
             if await self._decide(seat) is None:
@@ -490,13 +471,6 @@ class Session:
         """How each seat's bot process ended (None: it is still running)."""
         return tuple(s.conn.proc.exit_status() for s in self.seats)
 
-    def _seats_at(self, hand: Hand) -> tuple[int, ...]:
-        """The match seats playing ``hand``."""
-        m = self.match
-        if isinstance(m, Match):
-            return (0, 1)
-        return next(t.seats for t in m.tables if t.hand is hand)
-
     async def _deal_new_hands(self) -> None:
         """Log and announce every hand dealt since the last call (two at once with tables).
 
@@ -504,26 +478,10 @@ class Session:
         new_events of a request, or as Event messages before any other message (:meth:`send`).
         """
         m = self.match
-        tables = (
-            [(0, (0, 1), m.hand)]
-            if isinstance(m, Match)
-            else [(t.number, t.seats, t.hand) for t in m.tables]
-        )
-        fresh = [
-            (n, seats, h) for n, seats, h in tables if h is not None and h.number not in self._dealt
-        ]
+        fresh = [t for t in tables_of(m) if t[2].number not in self._dealt]
         for number, seats, hand in fresh:
             self._dealt.add(hand.number)
-            extra = {} if self.players == 2 else {"seats": list(seats), "table": number}
-            self.log.write(
-                "deal",
-                hand=hand.number + 1,
-                dealer=hand.dealer,
-                deck=[card_str(c) for c in hand.deck],
-                upcard=None if hand.upcard is None else card_str(hand.upcard),
-                knock_limit=hand.knock_limit,
-                **extra,
-            )
+            self.log.write("deal", **deal_dict(hand, seats, number, self.players))
         for _number, seats, hand in fresh:
             told = seats if self.players == 4 else range(self.players)
             for index in told:
@@ -536,21 +494,13 @@ class Session:
     async def _end_hands(self, results: list[HandResult]) -> None:
         """Log and announce finished hands: one, or a partnership round's two (R10.2)."""
         m = self.match
-        group = isinstance(m, GroupMatch)
         for result in results:
-            self.log.write("hand_result", **hand_result_dict(result, group))
-        round_result = None
+            self.log.write("hand_result", **hand_result_dict(result, isinstance(m, GroupMatch)))
         if isinstance(m, GroupMatch) and m.teams:
-            round_result = m.round_results[-1]
-            self.log.write("round_result", **round_result_dict(round_result))
-        for result in results:
-            at_table = result.seats if self.players != 3 else tuple(range(3))
+            self.log.write("round_result", **round_result_dict(m.round_results[-1]))
+        for told, result, message in hand_ends(m, results):
             showdown = showdown_event_pb(result)
-            if isinstance(m, GroupMatch):
-                message = group_hand_end(m, result, round_result)
-            else:
-                message = hand_end_pb(result, self._scores())
-            for index in at_table:
+            for index in told:
                 seat = self.seats[index]
                 if showdown is not None and index in result.seats:
                     await self.send(seat, pb.RefereeMessage(event=showdown))
