@@ -68,12 +68,6 @@ from tournaments.config import load_file
 pytestmark = pytest.mark.slow  # every language's bots as real processes
 
 
-def assert_log_agrees_if_two_players(outcome: MatchOutcome, rules: Rules) -> None:
-    """``ginref verify`` finds nothing in the log (it re-adjudicates two-player logs)."""
-    if rules.players == 2:
-        assert_log_agrees(outcome.log_path)
-
-
 # --- Launch contract ----------------------------------------------------------------------------
 
 
@@ -156,7 +150,7 @@ def test_greedy_port_plays_the_same_matches_as_the_python_greedy_bot(
         assert_clean(match)
         what = f"{lang} {profile} seed {PARITY_SEEDS[number]} (port in seat {port_seat})"
         assert_same_match(expected, match, what)
-        assert_log_agrees_if_two_players(match, rules)
+        assert_log_agrees(match.log_path)
     assert port_seats == set(range(rules.players))
 
 
@@ -281,7 +275,7 @@ def test_random_bot_completes_a_match_without_faults(
     assert outcome.result.termination is Termination.TARGET
     assert outcome.seats[0].name == LANGUAGES[lang].random_name
     assert outcome.seat_decisions[0] > 0
-    assert_log_agrees_if_two_players(outcome, Rules.profile(profile, players=players))
+    assert_log_agrees(outcome.log_path)
 
 
 @pytest.mark.parametrize(("players", "profile"), RANDOM_MATCHES)
@@ -382,6 +376,7 @@ def test_the_minimal_bot_of_the_guide_builds_and_plays(lang: str, tmp_path: Path
     assert_clean(four)
     assert four.result.termination is Termination.TARGET
     assert four.seat_decisions[0] > 0
+    assert_log_agrees(four.log_path)
 
 
 # --- The deal's commitment, checked in another language ------------------------------------------
@@ -434,6 +429,7 @@ def test_javascript_checks_the_deal_from_the_protos_fields_alone(
     lineup = (PY_GREEDY,) * (players - 1) + (bot,)
     series = asyncio.run(run_series_async(lineup, rules, [99], tmp_path, OPTIONS, on_send=keep))
     assert_clean(series.matches[0])
+    assert_log_agrees(series.matches[0].log_path)
     assert len(seen["hands"]) >= 2 and seen["seed"] == "99" and len(seen["commitment"]) == 64
     hand_seats = {h["hand_seat"] for h in seen["hands"]}
     if players == 3:
