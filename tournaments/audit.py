@@ -19,7 +19,7 @@ from referee.errors import GinRefError
 from referee.text import safe_text
 from referee.timeline import Timeline, load_replay
 from tournaments.journal import JOURNAL_FILE, open_journal
-from tournaments.records import FaultRow, Forfeit, HandRow, MatchRecord
+from tournaments.records import FaultRow, Forfeit, MatchRecord, hand_row
 from tournaments.runner import LOGS
 
 # The fields of a journal row that its log also records.
@@ -38,6 +38,7 @@ COMPARED = (
     "faults",
     "decisions",
     "think_ms",
+    "placings",
 )
 
 
@@ -50,31 +51,40 @@ def said_by(timeline: Timeline) -> dict[str, Any]:
         raise GinRefError("the log ends before its match result")
     forfeit = end.record["forfeit"]
     decisions = [s.record for s in timeline.steps if s.kind == "decision"]
+    seats = tuple(b["label"] for b in sorted(header["bots"], key=lambda b: b["seat"]))
+    many = len(seats) > 2
     return {
         "match_id": header["match_id"],
-        "seats": tuple(b["label"] for b in sorted(header["bots"], key=lambda b: b["seat"])),
+        "seats": seats,
         "seed": header["seed"],
         "started": header["created"],
         "termination": result.termination.value,
         "winner": result.winner,
-        "final": result.final,
+        "final": tuple(result.final),
         "margin": result.margin,
         "hands_played": end.after.hands_dealt,
         "forfeit": None
         if forfeit is None
-        else Forfeit(forfeit["seat"], forfeit["kind"], forfeit["rule"], forfeit["reason"]),
+        else Forfeit(
+            forfeit["seat"],
+            forfeit["kind"],
+            forfeit["rule"],
+            forfeit["reason"],
+            tuple(forfeit.get("seats", ())) if many else (),
+        ),
         "hands": tuple(
-            HandRow(r.number + 1, r.dealer, r.outcome.value, r.winner, r.points, r.knocker)
-            for r in (s.result for s in timeline.steps if s.result is not None)
+            hand_row(r) for r in (s.result for s in timeline.steps if s.result is not None)
         ),
         "faults": tuple(
             FaultRow(f["seat"], f["kind"], f["rule"], f["reason"], f["retry"], f["hand"])
             for f in (s.record for s in timeline.steps if s.kind == "fault")
         ),
-        "decisions": tuple(sum(1 for d in decisions if d["seat"] == seat) for seat in (0, 1)),
+        "decisions": tuple(sum(1 for d in decisions if d["seat"] == k) for k in range(len(seats))),
         "think_ms": tuple(
-            round(sum(d["think_ms"] for d in decisions if d["seat"] == seat), 3) for seat in (0, 1)
+            round(sum(d["think_ms"] for d in decisions if d["seat"] == k), 3)
+            for k in range(len(seats))
         ),
+        "placings": result.placings(len(seats)),
     }
 
 
@@ -131,6 +141,8 @@ def _audit_record(record: MatchRecord, log: Path, seed: int | None) -> list[str]
         return [f"{where}: {exc}"]
     for key in COMPARED:
         mine = getattr(record, key)
+        if key == "placings" and not mine:
+            continue  # a match journaled by a ginref whose journal had no placings (version 1)
         if mine != said[key]:
             return [f"{where}: {key}: the journal says {mine!r}, the log {said[key]!r}"]
     return []
