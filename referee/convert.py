@@ -406,6 +406,8 @@ def hand_result_pb(result: HandResult) -> pb.HandResult:
         payoffs=list(result.payoffs),
         final_hands=[pb.SeatCards(cards=cards_pb(h)) for h in result.final_hands],
     )
+    msg.hand_players.extend(result.seats)
+    msg.table = result.table
     if result.winner is not None:
         msg.winner = result.winner
     if result.knocker is not None:
@@ -440,21 +442,32 @@ def match_result_pb(
     scores: Sequence[pb.SeatScore],
     hands_played: int,
     forfeit: Fault | None = None,
+    players: int = 2,
 ) -> pb.MatchResult:
     """The wire form of a match result; ``forfeit`` is the fault behind a forfeit.
 
     When both seats forfeited (the engine's ``forfeit_seat`` is None), ``Forfeit.seat`` is -1,
-    ``both_seats`` is set and ``kind`` is that of ``forfeit``, the fault recorded first.
+    ``both_seats`` is set and ``kind`` is that of ``forfeit``, the fault recorded first. With
+    partnerships (``result.teams``) the scores are by seat (each its team's), ``winner`` is
+    absent and ``winning_team`` set.
     """
+    final = list(result.final)
+    if result.teams:
+        final = [result.final[s % 2] for s in range(players)]
     msg = pb.MatchResult(
-        final_scores=list(result.final),
+        final_scores=final,
         margin=result.margin,
         termination=_TERMINATIONS[result.termination],
         scores=scores,
         hands_played=hands_played,
         games=[_game_pb(g) for g in result.games],
+        players=players,
+        placings=list(result.placings(players)),
     )
-    if result.winner is not None:
+    if result.teams:
+        if result.winner is not None:
+            msg.winning_team = result.winner
+    elif result.winner is not None:
         msg.winner = result.winner
     if result.termination is Termination.FORFEIT:
         both = result.forfeit_seat is None

@@ -28,7 +28,7 @@ from typing import IO, Any
 
 from referee.engine.cards import Card, card_str
 from referee.engine.melds import Arrangement
-from referee.engine.outcomes import GameScore, HandResult, MatchResult, Termination
+from referee.engine.outcomes import GameScore, HandResult, MatchResult, RoundResult, Termination
 from referee.engine.rules import Rules
 from referee.errors import GinRefError
 from referee.version import REFEREE_VERSION
@@ -53,8 +53,9 @@ def arrangement_dict(arrangement: Arrangement) -> dict[str, Any]:
     }
 
 
-def hand_result_dict(result: HandResult) -> dict[str, Any]:
-    """A ``hand_result`` record (without ``type``): every field of the engine's result."""
+def hand_result_dict(result: HandResult, group: bool = False) -> dict[str, Any]:
+    """A ``hand_result`` record (without ``type``): every field of the engine's result; in a
+    match of 3 or 4 players (``group``, §10) also the match seats and the table."""
     defender = None
     if result.defender is not None:
         defender = {
@@ -84,6 +85,7 @@ def hand_result_dict(result: HandResult) -> dict[str, Any]:
         "payoffs": list(result.payoffs),
         "final_hands": [_cards(h) for h in result.final_hands],
         "scores_after": list(result.scores_after),
+        **({"seats": list(result.seats), "table": result.table} if group else {}),
     }
 
 
@@ -100,14 +102,16 @@ def _game_dict(game: GameScore) -> dict[str, Any]:
 
 
 def match_result_dict(
-    result: MatchResult, hands_played: int, forfeit_kind: str | None = None
+    result: MatchResult, hands_played: int, forfeit_kind: str | None = None, players: int = 2
 ) -> dict[str, Any]:
     """A ``match_result`` record (without ``type``).
 
     ``forfeit.seat`` is null when both seats forfeited; ``forfeit_kind`` is then the kind of the
-    fault recorded first (each seat's own is in its ``fault`` record).
+    fault recorded first (each seat's own is in its ``fault`` record). With 3 or 4 players
+    (§10) the record also holds ``players``, ``placings`` (by seat), ``teams`` with partnerships
+    (``winner`` and ``final`` are then by team) and every forfeiting seat in ``forfeit.seats``.
     """
-    forfeit = None
+    forfeit: dict[str, Any] | None = None
     if result.termination is Termination.FORFEIT:
         forfeit = {
             "seat": result.forfeit_seat,
@@ -115,7 +119,7 @@ def match_result_dict(
             "rule": result.forfeit_rule,
             "reason": result.forfeit_reason,
         }
-    return {
+    record: dict[str, Any] = {
         "termination": result.termination.value,
         "winner": result.winner,
         "final": list(result.final),
@@ -123,6 +127,26 @@ def match_result_dict(
         "games": [_game_dict(g) for g in result.games],
         "forfeit": forfeit,
         "hands_played": hands_played,
+    }
+    if players > 2:
+        record["players"] = players
+        record["placings"] = list(result.placings(players))
+        if result.teams:
+            record["teams"] = True
+        if forfeit is not None:
+            forfeit["seats"] = list(result.forfeit_seats)
+    return record
+
+
+def round_result_dict(result: RoundResult) -> dict[str, Any]:
+    """A partnership ``round_result`` record (without ``type``), R10.2."""
+    return {
+        "round": result.number + 1,
+        "hands": [h + 1 for h in result.hands],
+        "team_hand_points": list(result.won),
+        "winner": result.winner,
+        "points": result.points,
+        "scores_after": list(result.scores_after),
     }
 
 

@@ -26,11 +26,33 @@ from referee.wire import ginrummy_pb2 as pb
 def seat_scores_pb(
     points: Sequence[int], hands_won: Sequence[int], extra_boxes: Sequence[int]
 ) -> list[pb.SeatScore]:
-    """Running totals of both seats."""
+    """Running totals of every seat (or team)."""
     return [
         pb.SeatScore(points=points[s], hands_won=hands_won[s], extra_boxes=extra_boxes[s])
-        for s in (0, 1)
+        for s in range(len(points))
     ]
+
+
+def totals_pb(totals: Sequence[tuple[int, int, int]]) -> list[pb.SeatScore]:
+    """(points, hands won, extra boxes) triples as SeatScores."""
+    return [pb.SeatScore(points=p, hands_won=w, extra_boxes=x) for p, w, x in totals]
+
+
+def set_seating(o: pb.Observation, obs: Observation) -> None:
+    """The fields that place ``obs``'s hand in a match of any size (§10)."""
+    o.seat = obs.seat
+    o.player = obs.player
+    o.players = obs.players
+    del o.hand_players[:]
+    o.hand_players.extend(obs.hand_seats)
+    o.sitting_out = -1 if obs.sitting_out is None else obs.sitting_out
+    o.table = obs.table
+    if obs.player_scores or o.player_scores:
+        del o.player_scores[:]
+        o.player_scores.extend(totals_pb(obs.player_scores))
+    if obs.team_scores or o.team_scores:
+        del o.team_scores[:]
+        o.team_scores.extend(totals_pb(obs.team_scores))
 
 
 def observation_pb(obs: Observation, events: EventEncoder) -> pb.Observation:
@@ -55,6 +77,7 @@ def observation_pb(obs: Observation, events: EventEncoder) -> pb.Observation:
         hand_number=0 if obs.phase is Phase.CHOOSE_DEALER else obs.hand_number + 1,
         events=events.events,
     )
+    set_seating(msg, obs)
     msg.rules.CopyFrom(rules_pb(obs.rules))
     if obs.last_hand is not None:
         msg.last_hand_result.CopyFrom(hand_result_pb(obs.last_hand))
@@ -81,9 +104,12 @@ class SeatRequests:
         self._rules = rules
         self._last_hand: HandResult | None = None
 
-    def new_hand(self) -> None:
-        """Forget the events of the previous hand."""
+    def new_hand(self, hand_seat: int | None = None) -> None:
+        """Forget the events of the previous hand; with 3 or 4 players the seat plays
+        ``hand_seat`` of the new one (§10)."""
         self.encoder.reset()
+        if hand_seat is not None:
+            self.encoder.seat = hand_seat
         del self._request.observation.events[:]
 
     def request(
@@ -133,6 +159,8 @@ class SeatRequests:
             score.extra_boxes = obs.extra_boxes[s]
         o.dealer = obs.dealer
         o.hand_number = 0 if obs.phase is Phase.CHOOSE_DEALER else obs.hand_number + 1
+        if obs.players != 2 or not o.players:
+            set_seating(o, obs)
         if obs.last_hand is not self._last_hand:
             self._last_hand = obs.last_hand
             if obs.last_hand is None:
@@ -183,5 +211,9 @@ def hand_start_pb(obs: Observation) -> pb.RefereeMessage:
             knock_limit=obs.knock_limit,
             knock_limit_from_upcard=limit_from_upcard(obs.rules, obs.upcard),
             stock_size=obs.stock_size,
+            hand_seat=obs.seat,
+            hand_players=list(obs.hand_seats),
+            sitting_out=-1 if obs.sitting_out is None else obs.sitting_out,
+            table=obs.table,
         )
     )

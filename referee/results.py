@@ -20,7 +20,7 @@ class MatchPlan:
     match_id: str
     number: int
     seed: int
-    bots_by_seat: tuple[int, int]  # bot index playing seat 0 and seat 1
+    bots_by_seat: tuple[int, ...]  # the bot index playing each seat
     log_path: Path
     faults: list[Fault] = field(default_factory=list)
     seal: DealSeal | None = None  # the deal's commitment (default: a fresh salt for the seed)
@@ -49,28 +49,28 @@ class MatchOutcome:
     log_path: Path
     rules: Rules
     seed: int
-    seats: tuple[SeatInfo, SeatInfo]
+    seats: tuple[SeatInfo, ...]  # two, three or four (§10)
     result: MatchResult
     hand_results: tuple[HandResult, ...]
     forfeit: Fault | None  # the fault that ended the match (the first recorded, if both seats')
     faults: tuple[Fault, ...]
     decisions: int
     elapsed: float
-    forfeits: tuple[Fault, ...] = ()  # every seat's forfeiting fault: one, or two (both seats)
+    forfeits: tuple[Fault, ...] = ()  # every forfeiting seat's fault: one, or more
     # What the log records, kept in memory so that no caller has to trust the file:
     created: str = ""  # the log header's "created" (UTC, ISO 8601)
     hands_played: int = 0  # the match result's "hands_played": hands dealt, unfinished included
-    seat_decisions: tuple[int, int] = (0, 0)  # accepted decisions by seat
-    seat_think_ms: tuple[float, float] = (0.0, 0.0)  # the sum of their think_ms, by seat
+    seat_decisions: tuple[int, ...] = (0, 0)  # accepted decisions by seat
+    seat_think_ms: tuple[float, ...] = (0.0, 0.0)  # the sum of their think_ms, by seat
     log_sha256: str = ""  # of the log's bytes as the referee wrote them
     log_bytes: int = 0
     # How each seat's bot process ended, by the time the log was complete (None: running).
-    exits: tuple[ExitStatus | None, ExitStatus | None] = (None, None)
+    exits: tuple[ExitStatus | None, ...] = (None, None)
 
     @property
     def both_forfeit(self) -> bool:
-        """Whether both seats forfeited (no winner)."""
-        return len(self.forfeits) == 2
+        """Whether more than one seat forfeited (both seats of a two-player match)."""
+        return len(self.forfeits) >= 2
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,4 +78,4 @@ class SeriesOutcome:
     """The matches of a series, in order; ``bots[i]`` played seat ``seats[k][i]`` of match k."""
 
     matches: tuple[MatchOutcome, ...]
-    seats: tuple[tuple[int, int], ...]
+    seats: tuple[tuple[int, ...], ...]

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from referee.convert import EventEncoder
 from referee.link import Player
 from referee.requests import SeatRequests
+from referee.results import SeatInfo
 
 
 @dataclass(slots=True)
@@ -25,3 +26,14 @@ class SeatState:
     def encoder(self) -> EventEncoder:
         """The seat's public events of the current hand, as sent."""
         return self.requests.encoder
+
+    def info(self) -> SeatInfo:
+        """Who played the seat, for the match's outcome."""
+        conn = self.conn
+        return SeatInfo(
+            label=conn.label,
+            command=conn.command,
+            name=conn.link.name if conn.link else "",
+            version=conn.link.version if conn.link else "",
+            output=conn.proc.output,
+        )

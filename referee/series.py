@@ -61,7 +61,7 @@ def new_match_id() -> str:
 
 
 async def run_series_async(
-    bots: tuple[BotSpec, BotSpec],
+    bots: Sequence[BotSpec],
     rules: Rules,
     seeds: Sequence[int],
     out_dir: str | os.PathLike[str],
@@ -80,7 +80,9 @@ async def run_series_async(
     ``keep_going`` is asked before every match but the first: False ends the series there
     (its bots are stopped as at its end, and the outcome holds the matches played).
 
-    Bot A plays seat 0 of the first match; with ``swap_seats`` the seats alternate. Logs go to
+    ``bots`` are as many as ``rules.players`` (two, three or four, §10). Bot A plays seat 0 of
+    the first match; with ``swap_seats`` the seats alternate (with more bots, each match moves
+    every bot on one seat, so a partnership keeps its two bots together). Logs go to
     ``out_dir``; a bot that cannot play (it never connected, or left) forfeits each remaining
     match. Bots are confined as ``confinement`` says (default: one made from
     ``options.sandbox``, protecting ``out_dir``). Only a bad option, or a sandbox the machine
@@ -89,6 +91,11 @@ async def run_series_async(
     options = (options or RefereeOptions()).validate()
     if not seeds:
         raise ConfigError("a series needs at least one seed")
+    if len(bots) != rules.players:
+        raise ConfigError(
+            f"players = {rules.players} needs {rules.players} bots, not {len(bots)} (§10)"
+        )
+    n = len(bots)
     out = Path(out_dir)
     try:
         out.mkdir(parents=True, exist_ok=True)
@@ -109,7 +116,8 @@ async def run_series_async(
     plans: list[MatchPlan] = []
     for k, seed in enumerate(seeds):
         match_id = series_id if len(seeds) == 1 else f"{series_id}-m{k + 1}"
-        order = (1, 0) if swap_seats and k % 2 else (0, 1)
+        shift = k if swap_seats else 0
+        order = tuple((seat + shift) % n for seat in range(n))
         plans.append(MatchPlan(match_id, k + 1, seed, order, out / f"{match_id}.jsonl"))
     launched: list[_Bot] = []
     outcomes: list[MatchOutcome] = []
@@ -306,7 +314,7 @@ def run_match(
 
 
 def run_series(
-    bots: tuple[BotSpec, BotSpec],
+    bots: Sequence[BotSpec],
     rules: Rules,
     seeds: Sequence[int],
     out_dir: str | os.PathLike[str],

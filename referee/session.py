@@ -1,8 +1,10 @@
-"""The referee of one match: two seats, the engine, the clock, the faults and the replay log.
+"""The referee of one match: its seats, the engine, the clock, the faults and the replay log.
 
 A :class:`Session` plays one match between two :class:`~referee.link.Player` objects (a bot
-each, over a :class:`~referee.link.SeatLink`), from MatchStart to MatchEnd; a series
-(:mod:`referee.series`) plays one session after another over the same links.
+each, over a :class:`~referee.link.SeatLink`), or three or four of them (§10), from MatchStart to
+MatchEnd; a series (:mod:`referee.series`) plays one session after another over the same links.
+With three or four players each seat is sent its own hand's messages in hand seats, as in a
+two-player match, and what :mod:`referee.seating` adds.
 
 Clock (R11.5, proto ``TimeControl``): each decision may take ``move_time`` without touching the
 bank; time beyond it is taken from the match's ``bank``. The time runs from just before the
@@ -35,16 +37,15 @@ from referee.convert import (
     action_from_pb,
     choose_deal_event_pb,
     fault_pb,
-    hand_end_pb,
     match_result_pb,
     rules_pb,
     showdown_event_pb,
 )
 from referee.engine.actions import Action, ChooseDeal, action_to_dict
-from referee.engine.cards import card_str
+from referee.engine.group import GroupMatch
 from referee.engine.hand import Hand
 from referee.engine.match import Match
-from referee.engine.observation import observe
+from referee.engine.observation import observe_seat
 from referee.engine.outcomes import HandResult, Phase
 from referee.engine.rules import Rules
 from referee.errors import (
@@ -62,10 +63,20 @@ from referee.replay_log import (
     hand_result_dict,
     header_dict,
     match_result_dict,
+    round_result_dict,
 )
-from referee.requests import SeatRequests, hand_start_pb, seat_scores_pb
-from referee.results import MatchOutcome, MatchPlan, SeatInfo
+from referee.requests import SeatRequests, hand_start_pb
+from referee.results import MatchOutcome, MatchPlan
 from referee.seat import SeatState
+from referee.seating import (
+    deal_dict,
+    forfeit_match,
+    hand_ends,
+    match_scores,
+    seat_in_match,
+    seats_at,
+    tables_of,
+)
 from referee.transport import wait_reply
 from referee.wire import ginrummy_pb2 as pb
 
@@ -76,8 +87,9 @@ MAX_REJECTIONS_LOGGED = 100
 CRASH_PROBE = 0.5
 
 # Called with (seat, message, hand) just before each message is written to that seat, where
-# ``hand`` is the engine's hand the message is about (None before the first deal): tests use it
-# to check every message against the cards hidden from that seat at that moment.
+# ``hand`` is the engine's hand the message is about (None before the first deal, and while the
+# seat sits out a three-player hand): tests use it to check every message against the cards
+# hidden from that seat at that moment.
 OnSend = Callable[[int, pb.RefereeMessage, Hand | None], None]
 # Called with each finished match's outcome, once its log is complete.
 OnFinished = Callable[[MatchOutcome], None]
@@ -113,6 +125,7 @@ class Session:
         self._on_finished = on_finished
         self._loop = asyncio.get_running_loop()
         self._clock: Clock = clock or self._loop
+        self.players = rules.players
         self.seats = [
             SeatState(
                 s,
@@ -121,13 +134,17 @@ class Session:
                 options.retries,
                 SeatRequests(s, rules),
             )
-            for s in (0, 1)
+            for s in range(self.players)
         ]
         self._seat_of = {id(seat.conn): seat for seat in self.seats}
-        self.match = Match(rules, plan.seed)
+        self.match: Match | GroupMatch = (
+            Match(rules, plan.seed) if self.players == 2 else GroupMatch(rules, plan.seed)
+        )
         assert plan.seal is not None
         self._seal = plan.seal
-        self.hand: Hand | None = None  # the hand whose messages are being sent
+        # The hand each seat's messages are about (None before the first deal, or sitting out).
+        self._hand_of: list[Hand | None] = [None] * self.players
+        self._dealt: set[int] = set()  # the numbers of the hands whose deal was announced
         self.log = ReplayLogWriter(plan.log_path, fsync=options.fsync)
         self._waiter: Waiter | None = None
         self._pending: list[Fault] = []
@@ -135,8 +152,8 @@ class Session:
         self.forfeit: Fault | None = None
         self.forfeits: tuple[Fault, ...] = ()
         self.decisions = 0
-        self.seat_decisions = [0, 0]
-        self.seat_think_ms = [0.0, 0.0]  # the sum of the logged think_ms, by seat
+        self.seat_decisions = [0] * self.players
+        self.seat_think_ms = [0.0] * self.players  # the sum of the logged think_ms, by seat
         self.created = ""  # the header's, set by write_header
         self._move_ms = round(options.move_time * 1000)
         self.started = self._clock.time()
@@ -247,7 +264,7 @@ class Session:
         if link is None or not seat.conn.reachable:
             return False
         if self._on_send is not None:
-            self._on_send(seat.index, message, self.hand)
+            self._on_send(seat.index, message, self._hand_of[seat.index])
         try:
             await link.send(message)
         except DisconnectedError as exc:
@@ -259,6 +276,7 @@ class Session:
         return True
 
     async def send_both(self, make: Callable[[SeatState], pb.RefereeMessage]) -> None:
+        """Send every seat its message (both seats of a two-player match)."""
         for seat in self.seats:
             await self.send(seat, make(seat))
 
@@ -279,7 +297,7 @@ class Session:
         )
 
     def _record(self, fault: Fault) -> Fault:
-        hand = self.match.hand
+        hand = self._hand_of[fault.seat] or self.match.hand
         fault = replace(fault, hand=None if hand is None else hand.number + 1)
         self.faults.append(fault)
         self.log.write("fault", **fault.to_dict())
@@ -308,12 +326,7 @@ class Session:
         first = recorded[0]
         self.forfeit = first
         self.forfeits = tuple(recorded)
-        if len(recorded) == 1:
-            self.match.forfeit(first.seat, first.rule, first.reason)
-        else:
-            rules = ", ".join(dict.fromkeys(f.rule for f in recorded))
-            faults = "; ".join(f.describe() for f in sorted(recorded, key=lambda f: f.seat))
-            self.match.forfeit(None, rules, f"both seats forfeit: {faults}")
+        forfeit_match(self.match, recorded)
         for item in recorded:
             if item.kind.reaches_bot:
                 await self.send(self.seats[item.seat], fault_pb(item))
@@ -321,9 +334,8 @@ class Session:
     # --- the match ----------------------------------------------------------------------------
 
     def _scores(self) -> list[pb.SeatScore]:
-        """The match scores now (public: both seats' observations show the same)."""
-        obs = observe(self.match, 0)
-        return seat_scores_pb(obs.scores, obs.hands_won, obs.extra_boxes)
+        """The match scores now, by seat (public: every seat is sent the same)."""
+        return match_scores(self.match)
 
     async def run(self, before_result: BeforeResult | None = None) -> MatchOutcome:
         """Play the match to its end; never raises for a bot's fault. ``before_result`` (the
@@ -344,22 +356,12 @@ class Session:
     def _make_outcome(self) -> MatchOutcome:
         result = self.match.result
         assert result is not None
-        seats = tuple(
-            SeatInfo(
-                label=s.conn.label,
-                command=s.conn.command,
-                name=s.conn.link.name if s.conn.link else "",
-                version=s.conn.link.version if s.conn.link else "",
-                output=s.conn.proc.output,
-            )
-            for s in self.seats
-        )
         return MatchOutcome(
             match_id=self.plan.match_id,
             log_path=self.plan.log_path,
             rules=self.rules,
             seed=self.plan.seed,
-            seats=(seats[0], seats[1]),
+            seats=tuple(seat.info() for seat in self.seats),
             result=result,
             hand_results=tuple(self.match.hand_results),
             forfeit=self.forfeit,
@@ -369,8 +371,8 @@ class Session:
             forfeits=self.forfeits,
             created=self.created,
             hands_played=self.match.hands_dealt,
-            seat_decisions=(self.seat_decisions[0], self.seat_decisions[1]),
-            seat_think_ms=(self.seat_think_ms[0], self.seat_think_ms[1]),
+            seat_decisions=tuple(self.seat_decisions),
+            seat_think_ms=tuple(self.seat_think_ms),
             log_sha256=self.log.sha256,
             log_bytes=self.log.size,
             exits=self._exits(),
@@ -380,19 +382,19 @@ class Session:
         m = self.match
         o = self.options
         time_control = pb.TimeControl(move_time_ms=self._move_ms, bank_ms=round(o.bank * 1000))
+        names = [s.conn.link.name if s.conn.link else s.conn.label for s in self.seats]
+        versions = [s.conn.link.version if s.conn.link else "" for s in self.seats]
         for seat in self.seats:
-            other = self.seats[1 - seat.index].conn
             start = pb.MatchStart(
                 match_id=self.plan.match_id,
                 match_number=self.plan.number,
                 series_length=self.series_length,
                 seat=seat.index,
                 time_control=time_control,
-                opponent_name=other.link.name if other.link else other.label,
-                opponent_version=other.link.version if other.link else "",
                 deal_commitment=self._seal.commitment,
             )
             start.rules.CopyFrom(rules_pb(self.rules))
+            seat_in_match(start, seat.index, names, versions)
             await self.send(seat, pb.RefereeMessage(match_start=start))
         for seat in self.seats:
             conn = seat.conn
@@ -417,17 +419,18 @@ class Session:
                 event = choose_deal_event_pb(chooser.index, action.deal)
                 await self.send_both(lambda _s: pb.RefereeMessage(event=event))
         while m.result is None:
+            await self._deal_new_hands()
             hand = m.hand
             assert hand is not None  # the first dealer is decided once the match goes on
-            await self._start_hand(hand)
+            at_table = seats_at(m, hand)
             results = len(m.hand_results)
-            while m.result is None and len(m.hand_results) == results:
-                seat = self.seats[m.to_act if m.to_act is not None else 0]
-                if await self._decide(seat) is None:
-                    break
-                self._convert_events(hand)
+            seat = self.seats[m.to_act if m.to_act is not None else 0]
+            if await self._decide(seat) is None:
+                break
+            for index in at_table:
+                self.seats[index].encoder.sync(hand.events, hand.knock)
             if len(m.hand_results) > results:
-                await self._end_hand(m.hand_results[-1])
+                await self._end_hands(m.hand_results[results:])
         result = m.result
         assert result is not None
         self.ended = self._clock.time()
@@ -435,7 +438,7 @@ class Session:
         message = pb.RefereeMessage(
             match_end=pb.MatchEnd(
                 match_id=self.plan.match_id,
-                result=match_result_pb(result, scores, m.hands_dealt, self.forfeit),
+                result=match_result_pb(result, scores, m.hands_dealt, self.forfeit, self.players),
                 deal_seed=self._seal.seed,
                 deal_salt=self._seal.salt,
             )
@@ -446,7 +449,10 @@ class Session:
         self.log.write(
             "match_result",
             **match_result_dict(
-                result, m.hands_dealt, self.forfeit.kind.value if self.forfeit else None
+                result,
+                m.hands_dealt,
+                self.forfeit.kind.value if self.forfeit else None,
+                self.players,
             ),
             deal_salt=self._seal.salt.hex(),
             exits=[None if x is None else x.to_dict() for x in self._exits()],
@@ -460,41 +466,44 @@ class Session:
         if before_result is None:
             await self.send_both(lambda _s: message)
 
-    def _exits(self) -> tuple[ExitStatus | None, ExitStatus | None]:
+    def _exits(self) -> tuple[ExitStatus | None, ...]:
         """How each seat's bot process ended (None: it is still running)."""
-        return (self.seats[0].conn.proc.exit_status(), self.seats[1].conn.proc.exit_status())
+        return tuple(s.conn.proc.exit_status() for s in self.seats)
 
-    async def _start_hand(self, hand: Hand) -> None:
-        self.hand = hand  # from here on, messages are about this hand
-        self.log.write(
-            "deal",
-            hand=hand.number + 1,
-            dealer=hand.dealer,
-            deck=[card_str(c) for c in hand.deck],
-            upcard=None if hand.upcard is None else card_str(hand.upcard),
-            knock_limit=hand.knock_limit,
-        )
-        for seat in self.seats:
-            seat.requests.new_hand()
-            await self.send(seat, hand_start_pb(observe(self.match, seat.index)))
+    async def _deal_new_hands(self) -> None:
+        """Log and announce every hand dealt since the last call (two at once with tables).
 
-    def _convert_events(self, hand: Hand) -> None:
-        """Convert the public events the last action caused, each seat's own view, for sending.
-
-        They go out with the next message to each seat: in the new_events of a request, or as
-        Event messages before any other message (:meth:`send`).
+        The public events a seat's action causes go out with the seat's next message: in the
+        new_events of a request, or as Event messages before any other message (:meth:`send`).
         """
-        events, knock = hand.events, hand.knock
-        for seat in self.seats:
-            seat.encoder.sync(events, knock)
+        m = self.match
+        fresh = [t for t in tables_of(m) if t[2].number not in self._dealt]
+        for number, seats, hand in fresh:
+            self._dealt.add(hand.number)
+            self.log.write("deal", **deal_dict(hand, seats, number, self.players))
+        for _number, seats, hand in fresh:
+            told = seats if self.players == 4 else range(self.players)
+            for index in told:
+                seat = self.seats[index]
+                hand_seat = seats.index(index) if index in seats else None
+                self._hand_of[index] = None if hand_seat is None else hand
+                seat.requests.new_hand(hand_seat if self.players > 2 else None)
+                await self.send(seat, hand_start_pb(observe_seat(m, index)))
 
-    async def _end_hand(self, result: HandResult) -> None:
-        self.log.write("hand_result", **hand_result_dict(result))
-        showdown = showdown_event_pb(result)
-        if showdown is not None:
-            await self.send_both(lambda _s: pb.RefereeMessage(event=showdown))
-        message = hand_end_pb(result, self._scores())
-        await self.send_both(lambda _s: message)
+    async def _end_hands(self, results: list[HandResult]) -> None:
+        """Log and announce finished hands: one, or a partnership round's two (R10.2)."""
+        m = self.match
+        for result in results:
+            self.log.write("hand_result", **hand_result_dict(result, isinstance(m, GroupMatch)))
+        if isinstance(m, GroupMatch) and m.teams:
+            self.log.write("round_result", **round_result_dict(m.round_results[-1]))
+        for told, result, message in hand_ends(m, results):
+            showdown = showdown_event_pb(result)
+            for index in told:
+                seat = self.seats[index]
+                if showdown is not None and index in result.seats:
+                    await self.send(seat, pb.RefereeMessage(event=showdown))
+                await self.send(seat, message)
 
     async def _decide(self, seat: SeatState) -> Action | None:
         """Ask ``seat`` for its decision and apply it; None if the match ended by a forfeit."""
@@ -518,7 +527,7 @@ class Session:
                     Fault(seat.index, FaultKind.DISCONNECTED, CONDUCT_RULE, "the bot has left")
                 )
                 return None
-            obs = observe(m, seat.index)
+            obs = observe_seat(m, seat.index)
             rid = conn.request_id()
             left = max(0.0, deadline - clock.time()) if clock_started else budget
             request = seat.requests.request(
@@ -530,7 +539,7 @@ class Session:
             fault: Fault | None = None
             try:
                 if self._on_send is not None:
-                    self._on_send(seat.index, request, self.hand)
+                    self._on_send(seat.index, request, self._hand_of[seat.index])
                 if not clock_started:
                     clock_started = True
                     start = clock.time()

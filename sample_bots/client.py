@@ -12,7 +12,7 @@ the rest::
         bot_main(decide, "first-legal-bot")
 
 Launch contract (set by the referee when it starts a bot): ``GINREF_ADDRESS`` (host:port of the
-referee's gRPC server), ``GINREF_TOKEN`` (this seat's secret token) and ``GINREF_SEAT`` (0 or 1,
+referee's gRPC server), ``GINREF_TOKEN`` (this seat's secret token) and ``GINREF_SEAT`` (0 to 3,
 informational; may be absent when a bot is started by hand). The bot opens one ``Referee.Play``
 stream, sends ``Hello``, answers every ``DecisionRequest`` with one ``ActionReply`` and returns
 when the referee ends the stream (a series of matches may share it).
@@ -110,8 +110,8 @@ def config_from_env(environ: Mapping[str, str] | None = None) -> BotConfig:
     seat_text = env.get(ENV_SEAT, "").strip()
     seat: int | None = None
     if seat_text:
-        if seat_text not in ("0", "1"):
-            raise ConfigError(f"{ENV_SEAT}={seat_text!r}: expected 0 or 1")
+        if seat_text not in ("0", "1", "2", "3"):
+            raise ConfigError(f"{ENV_SEAT}={seat_text!r}: expected 0, 1, 2 or 3")
         seat = int(seat_text)
     return BotConfig(address=env[ENV_ADDRESS].strip(), token=env[ENV_TOKEN].strip(), seat=seat)
 

@@ -372,8 +372,10 @@ def test_config_from_env() -> None:
         config_from_env({})
     with pytest.raises(ConfigError, match="GINREF_TOKEN not set"):
         config_from_env({"GINREF_ADDRESS": "h:1", "GINREF_TOKEN": "  "})
-    with pytest.raises(ConfigError, match="GINREF_SEAT='2'"):
-        config_from_env({"GINREF_ADDRESS": "h:1", "GINREF_TOKEN": "t", "GINREF_SEAT": "2"})
+    env = {"GINREF_ADDRESS": "h:1", "GINREF_TOKEN": "t"}
+    assert config_from_env({**env, "GINREF_SEAT": "3"}).seat == 3  # four players (§10)
+    with pytest.raises(ConfigError, match="GINREF_SEAT='4'"):
+        config_from_env({**env, "GINREF_SEAT": "4"})
 
 
 def test_run_bot_without_environment_exits_2(
