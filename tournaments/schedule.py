@@ -35,7 +35,7 @@ from referee.engine.group import GroupMatch
 from referee.engine.match import Match
 from referee.engine.rules import Rules
 from tournaments.config import TournamentConfig
-from tournaments.teams import groups, seatings
+from tournaments.teams import base_seating, groups, rotated
 
 _SEED_MASK = 2**63 - 1
 
@@ -169,7 +169,9 @@ def build_schedule(config: TournamentConfig, key: bytes) -> list[MatchSpec]:
 
 def _group_schedule(config: TournamentConfig, key: bytes) -> list[MatchSpec]:
     """Three players or partnerships: each of a group's ``matches`` per round is a set of
-    seatings (a triple's three rotations, two teams' two sides), played one after the other.
+    seatings (a triple's three rotations, two teams' two sides), played one after the other;
+    game k seats the bots of the base seating k seats on, so with partnerships every bot sits in
+    each seat of its team's in four games.
     The first dealer's seat (three players) or the side dealing first at table 0 (partnerships)
     is the same throughout a set and moves on from set to set, so within a set every bot (team)
     deals first once; with ``duplicate`` the set shares one deal."""
@@ -188,10 +190,11 @@ def _group_schedule(config: TournamentConfig, key: bytes) -> list[MatchSpec]:
                 if deal not in seeds:
                     seeds[deal] = deal_seed(key, deal + 1, rules, at % turns)
                 for group in pairings(config):
-                    seats = seatings(players, group, config.team_entries)[turn]
+                    # Game k is the base seating moved k seats on, as a kept series moves it.
+                    seats = rotated(base_seating(players, group, config.team_entries), k)
                     sides = None
                     if players == 4:
-                        sides = (group[turn], group[1 - turn])
+                        sides = (group[k % 2], group[1 - k % 2])
                     specs.append(
                         MatchSpec(
                             key=".".join(group) + f".{k + 1:03d}",
@@ -209,11 +212,12 @@ def _group_schedule(config: TournamentConfig, key: bytes) -> list[MatchSpec]:
 
 
 def alternating_runs(specs: Sequence[MatchSpec]) -> list[list[MatchSpec]]:
-    """Split one pairing's matches (in order) into runs whose seats alternate match by match."""
+    """Split one pairing's matches (in order) into runs whose seats move on match by match as
+    a series moves them (two players: they alternate; more: every bot one seat on)."""
     runs: list[list[MatchSpec]] = []
     for spec in specs:
         last = runs[-1][-1] if runs else None
-        if last is not None and spec.seats == (last.seats[1], last.seats[0]):
+        if last is not None and spec.seats == rotated(last.seats, 1):
             runs[-1].append(spec)
         else:
             runs.append([spec])

@@ -35,6 +35,7 @@ from tournaments.teams import TeamEntry
 STANDINGS_CSV = "standings.csv"
 STANDINGS_JSON = "standings.json"
 CROSSTABLE_CSV = "crosstable.csv"
+TEAMS_CSV = "teams.csv"  # partnerships: one row per team
 FAULT_KINDS = (
     "illegal_action",
     "malformed_action",
@@ -208,7 +209,7 @@ def compute_standings(
                     s.draws, h.draws = s.draws + 1, h.draws + 1
                 s.points += mine or 0.0
         for seat, bot in enumerate(r.seats):
-            _tally_seat(table[bot], r, seat)
+            _tally_seat(table[bot], r, seat, first=r.seats.index(bot) == seat)
     note = ""
     notes: tuple[str, ...] = ()
     if ratings:
@@ -248,16 +249,21 @@ def compute_standings(
     return out
 
 
-def _tally_seat(s: BotStanding, r: MatchRecord, seat: int) -> None:
-    """What ``seat`` of ``r`` adds to its bot's figures other than its results."""
-    s.matches += 1
-    side = r.side_of(seat)
-    if r.winner is not None and r.winner == side:
-        s.firsts += 1
-    s.score_for += r.final[side]
-    s.score_against += max(f for k, f in enumerate(r.final) if k != side)
-    if r.forfeit is not None and r.forfeit.charged(seat):
-        s.forfeits += 1
+def _tally_seat(s: BotStanding, r: MatchRecord, seat: int, *, first: bool) -> None:
+    """What ``seat`` of ``r`` adds to its bot's figures other than its results. A bot in two
+    seats (a team of one bot twice) counts the match once, from its ``first`` seat, and adds
+    up its hands, faults, decisions and time over both."""
+    if first:
+        s.matches += 1
+        side = r.side_of(seat)
+        if r.winner is not None and r.winner == side:
+            s.firsts += 1
+        s.score_for += r.final[side]
+        s.score_against += max(f for k, f in enumerate(r.final) if k != side)
+        if r.forfeit is not None and any(
+            r.forfeit.charged(k) for k, bot in enumerate(r.seats) if bot == r.seats[seat]
+        ):
+            s.forfeits += 1
     s.decisions += r.decisions[seat]
     s.think_ms += r.think_ms[seat]
     for hand in r.hands:
@@ -462,8 +468,18 @@ def crosstable_csv(standings: Standings) -> str:
 
 
 def standings_json(standings: Standings) -> str:
-    """``standings.json``: everything, for programs."""
-    data = {
+    """``standings.json``: everything, for programs (with partnerships, the teams' too)."""
+    return json.dumps(_json_data(standings), indent=2) + "\n"
+
+
+def _json_data(standings: Standings) -> dict[str, Any]:
+    teams: dict[str, Any] = {}
+    if standings.teams is not None:
+        teams["teams"] = {
+            **_json_data(standings.teams),
+            "members": {name: list(bots) for name, bots in standings.team_bots.items()},
+        }
+    return {
         "tournament": standings.name,
         "matches_done": standings.done,
         "matches_total": standings.total,
@@ -489,8 +505,9 @@ def standings_json(standings: Standings) -> str:
             }
             for d in standings.duplicate
         ],
+        "players": standings.players,
+        **teams,
     }
-    return json.dumps(data, indent=2) + "\n"
 
 
 def write_standings(directory: Path, standings: Standings) -> list[Path]:
@@ -500,6 +517,8 @@ def write_standings(directory: Path, standings: Standings) -> list[Path]:
         CROSSTABLE_CSV: crosstable_csv(standings),
         STANDINGS_JSON: standings_json(standings),
     }
+    if standings.teams is not None:
+        files[TEAMS_CSV] = standings_csv(standings.teams)
     paths = []
     for name, text in files.items():
         path = directory / name

@@ -113,22 +113,23 @@ def groups(
     return list(itertools.combinations(entrants, size))
 
 
-def seatings(
-    players: int, group: Sequence[str], teams: Sequence[TeamEntry]
-) -> list[tuple[str, ...]]:
-    """The seatings a group plays in turn, as the bot in each seat: two players swap seats;
-    three rotate, so each bot sits in each seat once; two teams swap sides (team 0's bots sit
-    in seats 0 and 2)."""
-    if players == 3:
-        return [tuple(group[(seat + turn) % 3] for seat in range(3)) for turn in range(3)]
-    if players == 4:
-        by_name = {t.name: t for t in teams}
-        out: list[tuple[str, ...]] = []
-        for first, second in ((group[0], group[1]), (group[1], group[0])):
-            (a, c), (b, d) = by_name[first].bots, by_name[second].bots
-            out.append((a, b, c, d))
-        return out
-    return [(group[0], group[1]), (group[1], group[0])]
+def base_seating(players: int, group: Sequence[str], teams: Sequence[TeamEntry]) -> tuple[str, ...]:
+    """The bot in each seat of a group's first match: the pair or triple in its order; two
+    teams with the first team's bots in seats 0 and 2 and the second's in seats 1 and 3."""
+    if players != 4:
+        return tuple(group)
+    by_name = {t.name: t for t in teams}
+    (a, c), (b, d) = by_name[group[0]].bots, by_name[group[1]].bots
+    return (a, b, c, d)
+
+
+def rotated(seats: Sequence[str], turn: int) -> tuple[str, ...]:
+    """``seats`` with every bot moved ``turn`` seats down (seat s takes seat s + turn's bot), as
+    a series with its seats swapped moves them match by match: two players swap; three each sit
+    in each seat in three matches; partnerships swap sides each match, keeping every team
+    together."""
+    n = len(seats)
+    return tuple(seats[(seat + turn) % n] for seat in range(n))
 
 
 def parse_teams(r: Reader, value: Any, bots: Sequence[str], players: int) -> tuple[TeamEntry, ...]:

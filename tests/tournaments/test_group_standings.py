@@ -22,7 +22,7 @@ from tournaments.journal_rows import SCHEMA
 from tournaments.records import FaultRow, Forfeit, HandRow, MatchRecord, record_from_outcome
 from tournaments.report import format_standings, match_summary
 from tournaments.schedule import MatchSpec
-from tournaments.standings import compute_standings, team_view
+from tournaments.standings import compute_standings, standings_json, team_view, write_standings
 from tournaments.teams import TeamEntry
 
 
@@ -191,6 +191,8 @@ def test_partnerships_rank_bots_by_their_teams_results_and_the_teams_themselves(
     # a and b each meet c once a match (c plays both seats of its team): never each other.
     assert ("a", "b") not in {k for k, h in s.head_to_head.items() if h.matches}
     assert by["a"].games == by["b"].games == 2 and by["c"].games == 4
+    # c sits in two seats of each match, and counts each match once.
+    assert by["a"].matches == by["c"].matches == 2
     assert by["a"].wins == by["b"].wins == x_won and by["c"].wins == 2 * y_won
     assert by["a"].firsts == x_won and by["c"].firsts == y_won
     # The team's hands are both tables' hands; each bot's are its own table's.
@@ -205,6 +207,12 @@ def test_partnerships_rank_bots_by_their_teams_results_and_the_teams_themselves(
     page = render_report(s, records, {}, {})
     assert 'id="teams"' in page and 'id="team-crosstable"' in page
     assert "<th>Seat 3</th>" in page and "<th>Teams</th>" in page
+    written = write_standings(tmp_path, s)
+    assert [p.name for p in written][-1] == "teams.csv"
+    assert (tmp_path / "teams.csv").read_text().splitlines()[1].split(",")[1] in ("x", "y")
+    data = json.loads(standings_json(s))
+    assert data["players"] == 4 and data["teams"]["members"] == {"x": ["a", "b"], "y": ["c", "c"]}
+    assert {t["name"]: t["wins"] for t in data["teams"]["bots"]} == {"x": x_won, "y": y_won}
     line = match_summary(records[0])
     assert line.startswith("x (a, b) v y (c, c) ")
 
