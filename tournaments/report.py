@@ -79,21 +79,75 @@ def format_result_line(outcome: MatchOutcome) -> str:
     return line
 
 
+def format_group_hand_row(result: HandResult, teams: bool) -> str:
+    """One row of the hand table of three players or partnerships, in match seats: who played,
+    at which table, who dealt (with three players the dealer sits the hand out), who won."""
+    outcome = result.outcome.value
+    if result.outcome is HandOutcome.DEAD and result.dead_reason:
+        outcome = f"dead ({result.dead_reason})"
+    winner = "-" if result.winner is None else str(result.seats[result.winner])
+    played = f"{result.seats[0]} v {result.seats[1]}"
+    dealer = str(result.seats[result.dealer] if teams else 3 - sum(result.seats))
+    table = f"{result.table:>5}  " if teams else ""
+    score = "-".join(str(x) for x in result.scores_after)
+    return f"{result.number + 1:>5}  {table}{played:>6}  {dealer:>6}  {outcome:<24}  " + (
+        f"{winner:>6}  {result.points:>6}  {score:>11}"
+    )
+
+
+def format_group_result_line(outcome: MatchOutcome) -> str:
+    """``Result:`` of three players (by seat) or partnerships (by team), with the places."""
+    result = outcome.result
+    n = len(outcome.seats)
+    final = "-".join(str(x) for x in result.final)
+    how = _TERMINATION_TEXT[result.termination]
+    if result.teams:
+        unit, order = "team", "team 0-team 1"
+
+        def who(k: int) -> str:
+            return f"team {k} ({seat_name(outcome, k)} and {seat_name(outcome, k + 2)})"
+    else:
+        unit, order = "seat", "-".join(f"seat {k}" for k in range(n)).replace("-seat ", "-")
+
+        def who(k: int) -> str:
+            return f"seat {k} ({seat_name(outcome, k)})"
+
+    places = ", ".join(f"seat {k}: {place}" for k, place in enumerate(result.placings(n)))
+    if result.winner is None:
+        line = f"Result: no {unit} wins; score {final} ({order}) ({how})"
+    else:
+        line = (
+            f"Result: {who(result.winner)} wins; score {final} ({order}), margin "
+            f"{result.margin} ({how})"
+        )
+    lines = [line, f"Places: {places}"]
+    lines.extend(f"Forfeit: {fault.describe()}" for fault in forfeits(outcome))
+    return "\n".join(lines)
+
+
 def format_match_outcome(outcome: MatchOutcome) -> str:
     """The whole report that ``ginref match`` prints."""
     lines = [f"Match {outcome.match_id}: {outcome.rules.profile_name}, seed {outcome.seed}"]
+    many = len(outcome.seats) > 2
+    teams = outcome.result.teams or outcome.rules.players == 4
     for seat, info in enumerate(outcome.seats):
         shown = seat_name(outcome, seat)
         version = f" {info.version}" if info.version else ""
-        lines.append(f"  seat {seat}: {shown}{version}  [{' '.join(info.command)}]")
+        team = f" (team {seat % 2})" if teams else ""
+        lines.append(f"  seat {seat}{team}: {shown}{version}  [{' '.join(info.command)}]")
     lines.append("")
-    if outcome.hand_results:
+    if outcome.hand_results and many:
+        table = "Table  " if teams else ""
+        lines.append(f" Hand  {table} Seats  Dealer  Outcome                   Winner  Points"
+                     "        Score")  # fmt: skip
+        lines.extend(format_group_hand_row(r, teams) for r in outcome.hand_results)
+    elif outcome.hand_results:
         lines.append(" Hand  Dealer  Outcome                   Winner  Points      Score")
         lines.extend(format_hand_row(r) for r in outcome.hand_results)
     else:
         lines.append("No hand was completed.")
     lines.append("")
-    lines.append(format_result_line(outcome))
+    lines.append(format_group_result_line(outcome) if many else format_result_line(outcome))
     forfeited = forfeits(outcome)
     other = [f for f in outcome.faults if all(f is not g for g in forfeited)]
     for fault in other:

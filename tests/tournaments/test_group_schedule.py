@@ -13,7 +13,8 @@ import pytest
 from click.testing import CliRunner
 
 from ginref.cli import main
-from referee.errors import ConfigError
+from ginref.match_seats import match_rules
+from referee.errors import ConfigError, GinRefError
 from tournaments.config import TournamentConfig, TournamentFileError, parse_text
 from tournaments.schedule import (
     build_schedule,
@@ -260,9 +261,11 @@ def test_partnerships_play_every_two_teams_with_the_sides_swapped() -> None:
     # Team 0 sits in seats 0 and 2, team 1 in seats 1 and 3; the sides swap match by match.
     assert [(s.sides, s.seats) for s in xy[:2]] == [
         (("x", "y"), ("a", "c", "b", "c")),
-        (("y", "x"), ("c", "a", "c", "b")),
+        (("y", "x"), ("c", "b", "c", "a")),
     ]
     assert [s.sides for s in xy] == [("x", "y"), ("y", "x")] * 2
+    # Every bot moves one seat on from game to game, as a series with kept processes moves it.
+    assert xy[2].seats == ("b", "c", "a", "c") and xy[3].seats == ("c", "a", "c", "b")
     # Within a set, each team deals first at table 0 once.
     for first, second in zip(xy[::2], xy[1::2], strict=True):
         a = first.sides[first_decider(rules, first.seed)]  # type: ignore[index]
@@ -289,9 +292,40 @@ def test_a_duplicate_partnership_pair_swaps_the_teams_cards() -> None:
             assert one.tables[table].hand.held(0) == two.tables[table].hand.held(0)
 
 
-def test_jobs_of_group_matches_are_one_match_each_and_name_the_group() -> None:
-    config = parse("matches = 1\n" + THREE + bots("a", "b", "c"))
+def test_jobs_of_group_matches_name_the_group_and_keep_a_series_of_rotations() -> None:
+    config = parse("matches = 2\nrounds = 2\n" + THREE + bots("a", "b", "c", "d"))
     specs = build_schedule(config, deal_key(1))
     jobs = make_jobs(specs, keep=False)
-    assert [j.key for j in jobs] == ["a.b.c/m001", "a.b.c/m002", "a.b.c/m003"]
+    assert [j.key for j in jobs[:3]] == ["a.b.c/m001", "a.b.d/m001", "a.c.d/m001"]
     assert [j.bots for j in jobs] == [s.seats for s in specs]
+    kept = make_jobs(specs, keep=True)
+    assert len(kept) == 4 * 2  # a series per triple and round
+    assert kept[0].key == "a.b.c/m001-006" and kept[0].bots == ("a", "b", "c")
+    for job in kept:
+        # The series moves every bot one seat on from match to match.
+        seats = [m.seats for m in job.matches]
+        assert all(b == (a[1], a[2], a[0]) for a, b in itertools.pairwise(seats))
+    partners = parse("matches = 2\n" + FOUR + bots("a", "b", "c", "d") + TEAMS)
+    (job, *_) = make_jobs(build_schedule(partners, deal_key(1)), keep=True)
+    assert job.key == "x.y/m001-004" and job.bots == ("a", "c", "b", "c")
+
+
+def test_ginref_match_takes_its_players_from_the_number_of_bots() -> None:
+    assert match_rules("standard", [], 2).players == 2
+    assert match_rules("pagat", ["players=3"], 3).players == 3
+    four = match_rules("standard", [], 4)
+    assert four.players == 4 and four.target == 125
+    with pytest.raises(ConfigError, match="--set players=4 but 3 bots were given"):
+        match_rules("standard", ["players=4"], 3)
+    with pytest.raises(ConfigError, match=r"a match is played by 2 bots, 3 .* got 5"):
+        match_rules("standard", [], 5)
+    with pytest.raises(GinRefError, match="players = 3 plays a match of many hands"):
+        match_rules("openspiel", [], 3)
+    result = CliRunner().invoke(main, ["match", "a", "b", "c", "--tcp", "d"])
+    assert result.exit_code == 1
+    assert result.output.strip() == "Error: --tcp d: there is no bot D among 3"
+    result = CliRunner().invoke(main, ["match", "a"])
+    assert result.exit_code == 1 and "Traceback" not in result.output
+    assert result.output.strip() == (
+        "Error: a match is played by 2 bots, 3 (R10.1) or 4 in two partnerships (R10.2); got 1"
+    )
