@@ -384,7 +384,7 @@ def parse_text(text: str, source: str = "<text>", base: Path | None = None) -> T
             if "players" in holder:
                 players_path = path
                 value = holder["players"]
-                if len(path) == 2:  # [rules.set] takes text too, as every parameter there
+                if len(path) == 2:  # a number here; [rules.set] takes text too, as ever
                     value = r.get(holder, "players", int, path[:-1], "2, 3 or 4")
                 try:
                     Rules.profile(profile, players=value)
