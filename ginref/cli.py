@@ -105,6 +105,11 @@ def match_command(
     GINREF_TOKEN (docs/referee.md). Exit status 3 when a bot could not start and connect (its
     seat forfeits; the error says why).
     """
+    # As click says of any missing or extra argument (a usage error, exit status 2).
+    if len(bots) < 2:
+        raise click.UsageError("Missing argument 'BOT_B'.")
+    if len(bots) > 4:
+        raise click.UsageError(f"Got unexpected extra arguments ({' '.join(bots[4:])})")
     try:
         rules = match_rules(profile, assignments, len(bots))
         keys = "abcd"[: len(bots)]

@@ -324,8 +324,6 @@ def test_ginref_match_takes_its_players_from_the_number_of_bots() -> None:
     result = CliRunner().invoke(main, ["match", "a", "b", "c", "--tcp", "d"])
     assert result.exit_code == 1
     assert result.output.strip() == "Error: --tcp d: there is no bot D among 3"
-    result = CliRunner().invoke(main, ["match", "a"])
-    assert result.exit_code == 1 and "Traceback" not in result.output
-    assert result.output.strip() == (
-        "Error: a match is played by 2 bots, 3 (R10.1) or 4 in two partnerships (R10.2); got 1"
-    )
+    result = CliRunner().invoke(main, ["match", "a", "b", "c", "d", "e"])
+    assert result.exit_code == 2 and "Traceback" not in result.output
+    assert result.output.strip().endswith("Error: Got unexpected extra arguments (e)")
