@@ -109,22 +109,36 @@ class Journal:
         self.db.execute("PRAGMA journal_mode = WAL")
         self.db.execute("PRAGMA synchronous = FULL")
         self.db.execute("PRAGMA foreign_keys = ON")
-        if version < SCHEMA_VERSION and create:  # new, or a version 1 tournament resumed
+        self.version = version
+        if version == 0 and create:
             with self.transaction():
-                if version == 0:
-                    for statement in SCHEMA.split(";"):
-                        if statement.strip():
-                            self.db.execute(statement)
-                self.db.execute(TEAMS)
-                for table, columns in ADDED.items():
-                    for column in columns:
-                        self.db.execute(f"ALTER TABLE {table} ADD COLUMN {column}")
-                self.db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+                for statement in SCHEMA.split(";"):
+                    if statement.strip():
+                        self.db.execute(statement)
+            self.upgrade()
+        self._read_columns()
+
+    def _read_columns(self) -> None:
         # A reader of a version 1 journal (never written to) reads the added columns as NULL.
         self._columns = {
             table: {row[1] for row in self.db.execute(f"PRAGMA table_info({table})")}
             for table in ADDED
         }
+
+    @_sqlite_errors
+    def upgrade(self) -> None:
+        """Bring a version 1 journal to version 2 (the teams table and the added columns);
+        a run calls it once the tournament is known to be the journal's, before it writes."""
+        if self.version >= SCHEMA_VERSION:
+            return
+        with self.transaction():
+            self.db.execute(TEAMS)
+            for table, columns in ADDED.items():
+                for column in columns:
+                    self.db.execute(f"ALTER TABLE {table} ADD COLUMN {column}")
+            self.db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+        self.version = SCHEMA_VERSION
+        self._read_columns()
 
     def _damaged(self, exc: sqlite3.Error) -> JournalError:
         """The one error for a journal SQLite cannot read, with what to do about it."""

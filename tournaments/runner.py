@@ -132,6 +132,8 @@ class TournamentRunner:
                 # The journal takes it when the run starts, after the bots' check: a tournament
                 # whose bots could not start can be fixed and run again as a new one.
                 self._pending = build_schedule(config, deal_key(config.seed))
+            # Only now that the journal is this tournament's: an older one gets its new columns.
+            self.journal.upgrade()
         except BaseException:
             self.journal.close()
             raise

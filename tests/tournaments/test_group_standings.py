@@ -10,17 +10,21 @@ import random
 import sqlite3
 from pathlib import Path
 
+import pytest
+
 from referee.engine.actions import BigGin, Discard, Knock
 from referee.engine.group import GroupMatch
 from referee.engine.melds import deadwood_by_discard
 from referee.engine.rules import Rules
 from referee.results import MatchOutcome, SeatInfo
 from tests.tournaments.test_config import record
+from tournaments.config import parse_text
 from tournaments.html_report import render_report
-from tournaments.journal import JOURNAL_FILE, SCHEMA_VERSION, open_journal
+from tournaments.journal import JOURNAL_FILE, SCHEMA_VERSION, JournalError, open_journal
 from tournaments.journal_rows import SCHEMA
 from tournaments.records import FaultRow, Forfeit, HandRow, MatchRecord, record_from_outcome
 from tournaments.report import format_standings, match_summary
+from tournaments.runner import TournamentRunner
 from tournaments.schedule import MatchSpec
 from tournaments.standings import compute_standings, standings_json, team_view, write_standings
 from tournaments.teams import TeamEntry
@@ -328,7 +332,15 @@ def test_a_version_1_journal_is_read_as_it_is_and_upgraded_when_a_run_opens_it(
     assert rec.seats == ("b", "a") and rec.final == (40, 100) and rec.winner_bot == "a"
     assert rec.placings == () and rec.place(1) == 1 and rec.place(0) == 2
     assert rec.hands == (HandRow(1, 0, "gin", 1, 100, 1),)
-    writer = open_journal(tmp_path)  # a run resuming it
+    # A run of another tournament in its directory is refused, and leaves it as it was.
+    bots = "".join(f'[[bots]]\nname = "{b}"\ncommand = "p"\n' for b in "ab")
+    other = parse_text("seed = 2\n" + bots, "t.toml", tmp_path)
+    with pytest.raises(JournalError, match="belongs to a different tournament"):
+        TournamentRunner(other, tmp_path)
+    assert sqlite3.connect(path).execute("PRAGMA user_version").fetchone()[0] == 1
+    writer = open_journal(tmp_path)  # a run resuming it, once its identity agrees
+    assert writer.records() == [rec] and writer.version == 1
+    writer.upgrade()
     assert writer.records() == [rec]
     writer.close()
     db = sqlite3.connect(path)
@@ -339,9 +351,6 @@ def test_a_version_1_journal_is_read_as_it_is_and_upgraded_when_a_run_opens_it(
 
 
 def test_the_leader_of_a_run_counts_results_as_the_standings_do(tmp_path: Path) -> None:
-    from tournaments.config import parse_text
-    from tournaments.runner import TournamentRunner
-
     bots = "".join(f'[[bots]]\nname = "{b}"\ncommand = "p"\n' for b in "abc")
     config = parse_text("[rules]\nplayers = 3\n" + bots, "t.toml", tmp_path)
     runner = TournamentRunner(config, tmp_path / "out")
