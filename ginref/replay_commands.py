@@ -12,11 +12,19 @@ from referee.bots.sandbox import SANDBOX_MODES, SandboxSettings
 from referee.bots.spec import BotSpec
 from referee.errors import GinRefError
 from referee.replay_log import truncation_warning
-from referee.timeline import Timeline, load_replay
+from referee.timeline import Timeline
 from replays.ask import ask, position_at
+from replays.group_timeline import GroupTimeline, load_any_replay
+from replays.group_view import format_group_replay
 from replays.html import render_html
+from replays.position import (
+    format_answer,
+    format_group_position,
+    format_position,
+    group_position_at,
+)
 from replays.verify import check_file, difference_warning, find_logs, format_check
-from replays.view import Style, can_print, format_answer, format_position, format_replay
+from replays.view import Style, can_print, format_replay
 from tournaments.audit import audit_report, is_tournament
 
 
@@ -24,9 +32,10 @@ from tournaments.audit import audit_report, is_tournament
 @click.argument("log", type=click.Path(dir_okay=False))
 @click.option(
     "--seat",
-    type=click.IntRange(0, 1),
+    type=click.IntRange(0, 3),
     help="Show only what this seat saw, as the referee sent it: its cards and requests, the "
-    "opponent's public moves, its faults, the results.",
+    "opponent's public moves, its faults, the results (seats 0 to 2 with three players, 0 to "
+    "3 with four).",
 )
 @click.option("--hand", type=click.IntRange(1), metavar="K", help="Start at hand K.")
 @click.option(
@@ -101,11 +110,22 @@ def replay_command(
         if clash:
             raise click.UsageError(f"{name} cannot be combined with {', '.join(clash)}")
     try:
-        timeline = load_replay(log)
+        timeline = load_any_replay(log)
         if hand is not None:
             timeline.require_hand(hand, "--hand", log)
     except GinRefError as exc:
         raise click.ClickException(str(exc)) from None
+    players = timeline.rules.players
+    if seat is not None and seat >= players:
+        raise click.BadParameter(
+            f"{seat}: {log} is a match of {players} players, seats 0 to {players - 1}",
+            param_hint="'--seat'",
+        )
+    if ask_command is not None and isinstance(timeline, GroupTimeline):
+        raise click.UsageError(
+            f"--ask puts a bot into a position of a two-player match; {log} is a match of "
+            f"{players} players (--at alone prints the position)"
+        )
     cut = truncation_warning(log, timeline.log)
     if cut is not None:
         click.echo(f"Warning: {cut}", err=True)
@@ -125,7 +145,12 @@ def replay_command(
     else:
         if step:
             click.echo("(--step: any key for the next event, c to run to the end, q to quit)")
-        for block in format_replay(timeline, style, seat=seat, hand=hand):
+        blocks = (
+            format_group_replay(timeline, style, seat=seat, hand=hand)
+            if isinstance(timeline, GroupTimeline)
+            else format_replay(timeline, style, seat=seat, hand=hand)
+        )
+        for block in blocks:
             click.echo("\n".join(block), color=color)
             if step:
                 key = _read_key()
@@ -147,13 +172,21 @@ def _read_key() -> str:
 
 def _replay_at(
     log: str,
-    timeline: Timeline,
+    timeline: Timeline | GroupTimeline,
     line: int,
     ask_command: str | None,
     style: Style,
     sandbox: str,
 ) -> None:
     """--at: print the position; with --ask, ask the bot and print its answer."""
+    if isinstance(timeline, GroupTimeline):
+        try:
+            where = group_position_at(timeline, line)
+        except GinRefError as exc:
+            raise click.ClickException(f"{log}: {exc}") from None
+        lines = format_group_position(timeline, where, style)
+        click.echo("\n".join(lines), color=style.color)
+        return
     try:
         step = position_at(timeline, line)
         bot = BotSpec.parse(ask_command) if ask_command is not None else None

@@ -15,7 +15,7 @@ from pathlib import Path
 import click
 
 from referee.errors import GinRefError
-from referee.timeline import load_replay
+from replays.group_timeline import load_any_replay
 from replays.html import render_html
 from tournaments.html_report import REPLAYS_DIR, REPORT_FILE, render_report
 from tournaments.journal import JOURNAL_FILE, open_journal
@@ -39,7 +39,7 @@ def replay_page(directory: Path, record: MatchRecord) -> tuple[str | None, str]:
     try:
         if page.exists() and page.stat().st_mtime >= log.stat().st_mtime:
             return link, ""
-        _write(page, render_html(load_replay(log)))
+        _write(page, render_html(load_any_replay(log)))
     except GinRefError as exc:
         return None, f"no replay: {exc}"
     except OSError as exc:

@@ -104,6 +104,8 @@ def tables_of(match: Match | GroupMatch) -> list[tuple[int, tuple[int, int], Han
 
 def seats_at(match: Match | GroupMatch, hand: Hand) -> tuple[int, ...]:
     """The match seats playing ``hand``."""
+    if isinstance(match, Match):
+        return (0, 1)
     return next(seats for _, seats, h in tables_of(match) if h is hand)
 
 

@@ -419,7 +419,8 @@ class Session:
                 event = choose_deal_event_pb(chooser.index, action.deal)
                 await self.send_both(lambda _s: pb.RefereeMessage(event=event))
         while m.result is None:
-            await self._deal_new_hands()
+            if m.hands_dealt != len(self._dealt):
+                await self._deal_new_hands()
             hand = m.hand
             assert hand is not None  # the first dealer is decided once the match goes on
             at_table = seats_at(m, hand)

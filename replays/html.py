@@ -25,7 +25,7 @@ import base64
 import html
 import json
 import zlib
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from functools import cache
 from importlib import resources
 from typing import Any
@@ -36,6 +36,9 @@ from referee.engine.observation import seen_events
 from referee.engine.outcomes import Event, HandOutcome, HandResult
 from referee.timeline import Step, Timeline, collector_paused
 from replays.breakdown import result_lines
+from replays.group_html import group_frame_changes
+from replays.group_timeline import GroupStep, GroupTimeline
+from replays.group_view import format_group_header
 from replays.view import (
     GUTTER,
     PLAIN,
@@ -61,7 +64,9 @@ def _sorted(cards: Iterable[Card]) -> list[str]:
     return _cards(sorted(cards, key=sort_key))
 
 
-def _showdown(timeline: Timeline, result: HandResult) -> dict[str, Any]:
+def showdown_data(timeline: Timeline | GroupTimeline, result: HandResult) -> dict[str, Any]:
+    """A finished hand as the page shows it: the melds, layoffs and deadwood of both players,
+    the title and who won what."""
     text = [line.strip() for line in format_showdown(timeline, result, _TEXT)]
     arrangement = result.knocker_arrangement
     defender = result.defender
@@ -178,7 +183,7 @@ def _frame_values(timeline: Timeline) -> Iterator[tuple[Any, ...]]:
                 showdown = None
             hand = played
         if kind == "hand_result" and step.result is not None:
-            showdown = _showdown(timeline, step.result)
+            showdown = showdown_data(timeline, step.result)
         match = step.after
         text = _lines(timeline, step)
         seat = step.seat
@@ -335,30 +340,42 @@ def _resource(name: str) -> str:
     return (resources.files("replays") / name).read_text(encoding="utf-8")
 
 
-def render_html(timeline: Timeline, *, hand: int | None = None) -> str:
+def render_html(timeline: Timeline | GroupTimeline, *, hand: int | None = None) -> str:
     """The page: the frames and the seats' names as JSON in replay-page.html's inline script.
 
-    ``hand`` opens the page at that hand's deal (the URL's ``#line=`` still wins).
+    ``hand`` opens the page at that hand's deal (the URL's ``#line=`` still wins). A match of
+    three players or partnerships gets the frames of :mod:`replays.group_html` and the script
+    that draws them, ``replay-group.js``.
     """
     header = timeline.header
-    with collector_paused():  # the frames hold no cycles either
-        changes = frame_changes(timeline)
+    group = isinstance(timeline, GroupTimeline)
+    if isinstance(timeline, GroupTimeline):
+        changes = group_frame_changes(timeline, lambda result: showdown_data(timeline, result))
+        head = format_group_header(timeline, PLAIN)
+    else:
+        with collector_paused():  # the frames hold no cycles either
+            changes = frame_changes(timeline)
+        head = format_header(timeline, PLAIN)
     # The page opens at the first deal (or hand ``hand``'s): the table, not the header.
     first = hand if hand is not None else min(timeline.hands(), default=None)
+    steps: Sequence[Step | GroupStep] = timeline.steps
     start = next(
         (
             i
-            for i, step in enumerate(timeline.steps)
+            for i, step in enumerate(steps)
             if step.kind == "deal" and step.played is not None and step.played.number + 1 == first
         ),
         0,
     )
     cut = timeline.log.truncated
     names = {r["seat"]: f"{r['name']} {r['version']}" for r in timeline.log.of_type("connected")}
+    players = timeline.rules.players
     data = {
         "matchId": header["match_id"],
-        "title": format_header(timeline, PLAIN)[0].strip().split("  ", 1)[-1],
-        "seats": [{"label": timeline.label(s), "bot": names.get(s, "")} for s in (0, 1)],
+        "title": head[0].strip().split("  ", 1)[-1],
+        "players": players,
+        "teams": players == 4,
+        "seats": [{"label": timeline.label(s), "bot": names.get(s, "")} for s in range(players)],
         "complete": timeline.complete,
         "warning": None
         if cut is None
@@ -375,5 +392,6 @@ def render_html(timeline: Timeline, *, hand: int | None = None) -> str:
         _resource("replay-page.html")
         .replace("{{TITLE}}", title)
         .replace("{{INFLATE}}", _resource("vendor/tiny-inflate.js"))
+        .replace("{{GROUP}}", _resource("replay-group.js") if group else "")
         .replace("{{DATA}}", payload)
     )

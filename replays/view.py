@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from referee.engine.actions import (
     Action,
@@ -41,7 +41,6 @@ from referee.engine.cards import (
     mask_of,
     sort_key,
 )
-from referee.engine.match import Match
 from referee.engine.melds import min_deadwood
 from referee.engine.observation import Observation
 from referee.engine.outcomes import Event, HandOutcome, HandResult, Phase
@@ -54,9 +53,7 @@ from referee.timeline import (
     seat_observation,
 )
 from replays.breakdown import result_lines
-
-if TYPE_CHECKING:
-    from replays.ask import Answer as AskAnswer
+from replays.group_timeline import GroupStep, GroupTimeline
 
 _RED = "\x1b[31m"
 _BOLD = "\x1b[1m"
@@ -184,7 +181,7 @@ def legal_text(actions: Sequence[Action], style: Style = PLAIN) -> str:
     return ", ".join(parts) or "-"
 
 
-def seat_name(timeline: Timeline, seat: int | None, you: int | None = None) -> str:
+def seat_name(timeline: Timeline | GroupTimeline, seat: int | None, you: int | None = None) -> str:
     """``seat 0 (greedy_bot)``; ``you`` for the viewing seat."""
     if seat is None:
         return "nobody"
@@ -193,14 +190,16 @@ def seat_name(timeline: Timeline, seat: int | None, you: int | None = None) -> s
     return f"seat {seat} ({timeline.label(seat)})"
 
 
-def _gutter(line: int, style: Style) -> str:
+def gutter(line: int, style: Style) -> str:
+    """The line-number column: the record's line, dimmed, right-aligned."""
     return style.dim(f"{line:>{GUTTER - 2}}") + "  "
 
 
-_INDENT = " " * GUTTER
+INDENT = " " * GUTTER
 
 
-def _phase_words(phase: Phase) -> str:
+def phase_words(phase: Phase) -> str:
+    """A phase in words: ``upcard offer``."""
     return {
         Phase.CHOOSE_DEALER: "choice of dealer",
         Phase.UPCARD_OFFER: "upcard offer",
@@ -238,23 +237,27 @@ def event_text(event: Event, style: Style = PLAIN) -> str | None:
     return None  # deal, hand_over: shown by the deal and result records
 
 
-def _think(record: dict[str, Any], style: Style) -> str:
+def think_text(record: dict[str, Any], style: Style) -> str:
+    """A decision's think time, ``  (1.5 ms)``, or nothing."""
     think = record.get("think_ms")
     if not isinstance(think, int | float) or isinstance(think, bool):
         return ""
     return style.dim(f"  ({think:.1f} ms)")
 
 
-def _hand_line(cards: Sequence[Card], style: Style) -> str:
-    return _mask_line(mask_of(cards), style)
+def hand_line(cards: Sequence[Card], style: Style) -> str:
+    """A hand and its minimum deadwood."""
+    return mask_line(mask_of(cards), style)
 
 
-def _mask_line(mask: int, style: Style) -> str:
+def mask_line(mask: int, style: Style) -> str:
+    """A hand given as a card mask, and its minimum deadwood."""
     return f"{_mask_text(mask, style)}  (deadwood {min_deadwood(mask)})"
 
 
-def _score(scores: Sequence[int]) -> str:
-    return f"{scores[0]}–{scores[1]}"
+def score_text(scores: Sequence[int]) -> str:
+    """Scores by seat (or team): ``120–35``, ``50–50–95``."""
+    return "–".join(str(s) for s in scores)
 
 
 def format_header(timeline: Timeline, style: Style = PLAIN, seat: int | None = None) -> list[str]:
@@ -269,7 +272,7 @@ def format_header(timeline: Timeline, style: Style = PLAIN, seat: int | None = N
     series = header.get("series", {})
     if isinstance(series, dict) and series.get("length", 1) != 1:
         head += f", match {series.get('match_number')} of {series.get('length')}"
-    lines = [_gutter(1, style) + style.bold(head)]
+    lines = [gutter(1, style) + style.bold(head)]
     names = {
         r["seat"]: f"{r['name']} {r['version']}".strip()
         for r in timeline.log.of_type("connected")
@@ -281,7 +284,7 @@ def format_header(timeline: Timeline, style: Style = PLAIN, seat: int | None = N
             who += f" ({names[s]})"
         if seat is not None:
             who += "  <- you" if s == seat else ""
-        lines.append(_INDENT + who)
+        lines.append(INDENT + who)
     return lines
 
 
@@ -308,7 +311,7 @@ def format_replay(
             yield block
     if not timeline.complete:
         yield [
-            _INDENT + f"(the log ends at line {timeline.last_line} without a match result: "
+            INDENT + f"(the log ends at line {timeline.last_line} without a match result: "
             "the match was cut short)"
         ]
 
@@ -323,7 +326,7 @@ def format_step(
             return []
         r = step.record
         return [
-            _gutter(step.line, style) + f"seat {r['seat']} connected: {r['name']} {r['version']}"
+            gutter(step.line, style) + f"seat {r['seat']} connected: {r['name']} {r['version']}"
         ]
     if kind == "connection_rejected":
         if seat is not None:
@@ -331,7 +334,7 @@ def format_step(
         r = step.record
         who = "unknown token" if r["seat"] is None else f"seat {r['seat']}"
         return [
-            _gutter(step.line, style)
+            gutter(step.line, style)
             + f"connection refused ({who}): {r['code']} ({r['rule']}): {r['reason']}"
         ]
     if kind == "deal":
@@ -353,17 +356,17 @@ def _format_deal(timeline: Timeline, step: Step, style: Style, seat: int | None)
     obs = seat_observation(step, seat if seat is not None else 0)
     head = (
         f"══ Hand {h.number + 1} · dealer: {seat_name(timeline, h.dealer, seat)} · "
-        f"knock limit {h.knock_limit} · score {_score(obs.scores)}"
+        f"knock limit {h.knock_limit} · score {score_text(obs.scores)}"
     )
-    lines = ["", _gutter(step.line, style) + style.bold(head)]
+    lines = ["", gutter(step.line, style) + style.bold(head)]
     for s in (0, 1):
         if seat is None or s == seat:
             cards = seat_observation(step, s).hand
-            lines.append(_INDENT + f"{seat_name(timeline, s, seat)}: {_hand_line(cards, style)}")
+            lines.append(INDENT + f"{seat_name(timeline, s, seat)}: {hand_line(cards, style)}")
         else:
-            lines.append(_INDENT + f"{seat_name(timeline, s)}: {obs.opponent_hand_size} cards")
+            lines.append(INDENT + f"{seat_name(timeline, s)}: {obs.opponent_hand_size} cards")
     up = "none (eleven-card deal)" if h.upcard is None else card_text(h.upcard, style)
-    lines.append(_INDENT + f"upcard {up} · stock {h.stock_size}")
+    lines.append(INDENT + f"upcard {up} · stock {h.stock_size}")
     return lines
 
 
@@ -372,13 +375,13 @@ def _format_decision(timeline: Timeline, step: Step, style: Style, seat: int | N
     action = step.action
     assert action is not None
     lines: list[str] = []
-    gutter = _gutter(step.line, style)
+    left = gutter(step.line, style)
     if seat is not None and actor == seat:
         asked = request_observation(step)
         if asked is not None:
             first, second = request_text(step, asked, style)
-            lines += [gutter + style.dim(first), _INDENT + style.dim(second)]
-            gutter = _INDENT
+            lines += [left + style.dim(first), INDENT + style.dim(second)]
+            left = INDENT
     played = step.played
     if seat is None:
         events = [] if played is None else list(played.events[step.events_from :])
@@ -389,11 +392,11 @@ def _format_decision(timeline: Timeline, step: Step, style: Style, seat: int | N
         texts = [_decision_words(step, action, style)]
     who = seat_name(timeline, actor, seat)
     # A seat is not told how long its opponent thought.
-    think = _think(step.record, style) if seat is None or actor == seat else ""
-    lines.append(gutter + f"{who} " + "; ".join(texts) + think)
+    think = think_text(step.record, style) if seat is None or actor == seat else ""
+    lines.append(left + f"{who} " + "; ".join(texts) + think)
     if isinstance(action, Discard) and (seat is None or actor == seat) and played is not None:
         # The actor's own cards: its observation's hand, without building the observation.
-        lines.append(_INDENT + "  " + style.dim("holds ") + _mask_line(played.held(actor), style))
+        lines.append(INDENT + "  " + style.dim("holds ") + mask_line(played.held(actor), style))
     return lines
 
 
@@ -411,15 +414,14 @@ def _decision_words(step: Step, action: Action, style: Style) -> str:
     return action_text(action, style)
 
 
-def request_text(step: Step, obs: Observation, style: Style = PLAIN) -> list[str]:
+def request_text(step: Step | GroupStep, obs: Observation, style: Style = PLAIN) -> list[str]:
     """The request a seat was sent, in two lines: phase and legal actions; hand, pile, stock."""
     rid = step.record.get("request_id", "?")
     pile = obs.discard_pile
     count = "1 card" if len(pile) == 1 else f"{len(pile)} cards"
     top = f"{card_text(pile[-1], style)} on top ({count})" if pile else "empty"
     return [
-        f"request {rid} ({_phase_words(obs.phase)}) · legal: "
-        f"{legal_text(obs.legal_actions, style)}",
+        f"request {rid} ({phase_words(obs.phase)}) · legal: {legal_text(obs.legal_actions, style)}",
         f"  hand {cards_text(obs.hand, style)} · discard pile {top} · stock {obs.stock_size}",
     ]
 
@@ -433,23 +435,32 @@ def _format_fault(timeline: Timeline, step: Step, style: Style, seat: int | None
         f"FAULT {seat_name(timeline, r['seat'], seat)}: {r['kind']} ({r['rule']}): "
         f"{r['reason']} -- {then}"
     )
-    return [_gutter(step.line, style) + (style.bold(text) if style.color else text)]
+    return [gutter(step.line, style) + (style.bold(text) if style.color else text)]
 
 
 def format_showdown(
-    timeline: Timeline, result: HandResult, style: Style = PLAIN, you: int | None = None
+    timeline: Timeline | GroupTimeline,
+    result: HandResult,
+    style: Style = PLAIN,
+    you: int | None = None,
 ) -> list[str]:
     """A finished hand: the knocker's melds and deadwood, the defender's melds, layoffs and
-    deadwood, who won how many points (or why the hand was dead), and the score."""
+    deadwood, who won how many points (or why the hand was dead), and the score (its last line).
+
+    The hand's seats are named as the match seats that played them (with two players, the
+    same): ``you`` is a match seat.
+    """
+
+    def name(hand_seat: int | None) -> str:
+        return seat_name(timeline, result.match_seat(hand_seat), you)
+
     lines: list[str] = []
     outcome = result.outcome
     if outcome is HandOutcome.DEAD:
         reason = (result.dead_reason or "").replace("_", " ")
         lines.append(f"dead hand ({reason}): nobody scores")
         for s in (0, 1):
-            lines.append(
-                f"  {seat_name(timeline, s, you)} held {cards_text(result.final_hands[s], style)}"
-            )
+            lines.append(f"  {name(s)} held {cards_text(result.final_hands[s], style)}")
     else:
         knocker = result.knocker
         arrangement = result.knocker_arrangement
@@ -465,10 +476,10 @@ def format_showdown(
             if result.knock_discard is None
             else f", discarding {card_text(result.knock_discard, style)} face down"
         )
-        lines.append(f"{verb} by {seat_name(timeline, knocker, you)}{discard}")
+        lines.append(f"{verb} by {name(knocker)}{discard}")
         melds = " ".join(meld_text(m.cards, style) for m in arrangement.melds) or "none"
         lines.append(
-            f"  {seat_name(timeline, knocker, you)} melds {melds} · deadwood "
+            f"  {name(knocker)} melds {melds} · deadwood "
             f"{cards_text(arrangement.deadwood, style)} = {result.knocker_deadwood}"
         )
         defender = result.defender
@@ -479,7 +490,7 @@ def format_showdown(
                 for c, i in defender.layoffs
             )
             lines.append(
-                f"  {seat_name(timeline, 1 - knocker, you)} melds {dmelds}"
+                f"  {name(1 - knocker)} melds {dmelds}"
                 + (f" · lays off {lays}" if lays else " · lays off nothing")
                 + f" · deadwood {cards_text(defender.deadwood, style)} = {result.defender_deadwood}"
             )
@@ -497,9 +508,9 @@ def format_showdown(
                 notes += ", doubled (spade upcard)"
             if result.extra_boxes:
                 notes += f", {result.extra_boxes} extra boxes"
-            winner = seat_name(timeline, result.winner, you)
+            winner = name(result.winner)
             lines.append(f"  {winner} wins {result.points} points ({how}{notes})")
-    lines.append(f"  running score {_score(result.scores_after)} (hand points)")
+    lines.append(f"  running score {score_text(result.scores_after)} (hand points)")
     return lines
 
 
@@ -507,11 +518,11 @@ def _format_hand_result(
     timeline: Timeline, step: Step, style: Style, seat: int | None
 ) -> list[str]:
     number = step.record["hand"]
-    head = _gutter(step.line, style) + style.bold(f"── Hand {number} result")
+    head = gutter(step.line, style) + style.bold(f"── Hand {number} result")
     result = step.result
     if result is None:
-        return [head, _INDENT + "recorded, but the engine has not finished this hand"]
-    return [head] + [_INDENT + line for line in format_showdown(timeline, result, style, seat)]
+        return [head, INDENT + "recorded, but the engine has not finished this hand"]
+    return [head] + [INDENT + line for line in format_showdown(timeline, result, style, seat)]
 
 
 def _format_match_result(
@@ -531,70 +542,20 @@ def _format_match_result(
         "single_hand": "one-hand match",
         "hollywood": "all three Hollywood games settled",
     }.get(r["termination"])
-    score = f"{_score(final)}" + (f" ({termination})" if termination else "")
+    score = f"{score_text(final)}" + (f" ({termination})" if termination else "")
     if forfeit:
-        score = f"hand points {_score(final)} as they stood"
+        score = f"hand points {score_text(final)} as they stood"
     dealt = r["hands_played"]
     hands = f"{dealt} hand{'' if dealt == 1 else 's'} dealt"
     text = f"══ Result: {what}, {score}, margin {r['margin']}, {hands}"
-    lines = ["", _gutter(step.line, style) + style.bold(text)]
-    lines += [_INDENT + line for line in result_lines(timeline, r, final, seat)]
+    lines = ["", gutter(step.line, style) + style.bold(text)]
+    lines += [INDENT + line for line in result_lines(timeline, r, final, seat)]
     exits = r.get("exits")  # absent from the logs of earlier referees
     if isinstance(exits, list):
         for n, item in enumerate(exits[:2]):
             if isinstance(item, dict):
                 how = safe_text(str(item.get("reason", "")), None)
-                lines.append(_INDENT + f"{seat_name(timeline, n, seat)} process: {how}")
-    return lines
-
-
-def format_position(timeline: Timeline, step: Step, style: Style = PLAIN) -> list[str]:
-    """The position of a recorded decision (or fault): the acting seat's request, the scores and
-    what was recorded there."""
-    obs = request_observation(step)
-    assert obs is not None
-    seat = obs.seat
-    before: Match = step.before
-    hand = "before the first deal" if before.hand is None else f"hand {before.hand.number + 1}"
-    lines = [
-        style.bold(
-            f"Position at line {step.line} ({hand}): {seat_name(timeline, seat)} to act, "
-            f"{_phase_words(obs.phase)}"
-        ),
-        f"  hand:          {_hand_line(obs.hand, style) if obs.hand else '-'}",
-        f"  discard pile:  {cards_text(obs.discard_pile, style, sort=False)}"
-        + ("  (top last)" if len(obs.discard_pile) > 1 else ""),
-        f"  stock:         {obs.stock_size} cards · opponent holds {obs.opponent_hand_size}"
-        + (f", known: {cards_text(obs.opponent_known, style)}" if obs.opponent_known else ""),
-        f"  score:         {_score(obs.scores)} · knock limit {obs.knock_limit}",
-        f"  legal:         {legal_text(obs.legal_actions, style)}",
-    ]
-    r = step.record
-    if step.kind == "decision" and step.action is not None:
-        lines.append(f"Recorded:        {action_text(step.action, style)}{_think(r, style)}")
-    elif step.kind == "fault":
-        lines.append(f"Recorded:        fault {r['kind']} ({r['rule']}): {r['reason']}")
-    return lines
-
-
-def format_answer(step: Step, command: str, answer: AskAnswer, style: Style = PLAIN) -> list[str]:
-    """What a live bot answered in a recorded position, and how it compares with the log."""
-    lines = [f"Asked:           {command}  ({answer.bot}, connected in {answer.connect_s:.2f} s)"]
-    if answer.action is None:
-        lines.append(
-            f"Answer:          malformed after {answer.think_ms:.1f} ms: {answer.malformed}"
-        )
-        return lines
-    text = f"Answer:          {action_text(answer.action, style)} in {answer.think_ms:.1f} ms"
-    if answer.illegal is not None:
-        lines.append(f"{text}: illegal here ({answer.illegal})")
-        return lines
-    same = step.kind == "decision" and step.action == answer.action
-    if step.kind == "decision":
-        text += ": legal; " + ("the same as recorded" if same else "not the recorded action")
-    else:
-        text += ": legal"
-    lines.append(text)
+                lines.append(INDENT + f"{seat_name(timeline, n, seat)} process: {how}")
     return lines
 
 

@@ -157,6 +157,24 @@ def changed(cards: list[str], diff: str, ordered: bool) -> list[str]:
     return sorted(out, key=CARD_ORDER.__getitem__) if ordered else out
 
 
+def table_changed(table: dict[str, Any], diff: dict[str, Any] | None) -> dict[str, Any]:
+    """A table of a 3- or 4-player page, changed as the page's script changes it."""
+    if diff is None:
+        return table
+    if "set" in diff:
+        new: dict[str, Any] = diff["set"]
+        return new
+    out = dict(table)
+    for key, value in diff.items():
+        if key == "handsDiff":
+            out["hands"] = [changed(table["hands"][s], value[s], True) for s in (0, 1)]
+        elif key == "pileDiff":
+            out["pile"] = changed(table["pile"], value, False)
+        else:
+            out[key] = value
+    return out
+
+
 def rebuilt(changes: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """The frames, as the page's script rebuilds them from the changes."""
     frames: list[dict[str, Any]] = []
@@ -168,6 +186,10 @@ def rebuilt(changes: list[dict[str, Any]]) -> list[dict[str, Any]]:
                 frame["hands"] = [changed(before["hands"][s], value[s], True) for s in (0, 1)]
             elif key == "pileDiff":
                 frame["pile"] = changed(before["pile"], value, False)
+            elif key == "tablesDiff":
+                frame["tables"] = [
+                    table_changed(t, d) for t, d in zip(before["tables"], value, strict=True)
+                ]
             else:
                 frame[key] = value
         if "line" not in change:
