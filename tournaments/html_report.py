@@ -145,7 +145,11 @@ def match_rows(
         )
     head = ["Match", *(["Teams"] if teams else []), *(f"Seat {k}" for k in range(seats))]
     head += ["Result", "Score", "Ended by", "Hands", "Replay"]
-    return _table(head, rows, "matches", raw=True)
+    table = _table(head, rows, "matches", raw=True)
+    result = head.index("Result") + 1
+    if result == 4:  # the page's own style aligns two players' result column
+        return table
+    return f"<style>#matches :is(td, th):nth-child({result}) {{ text-align: left; }}</style>{table}"
 
 
 def render_report(

@@ -211,6 +211,8 @@ def test_partnerships_rank_bots_by_their_teams_results_and_the_teams_themselves(
     page = render_report(s, records, {}, {})
     assert 'id="teams"' in page and 'id="team-crosstable"' in page
     assert "<th>Seat 3</th>" in page and "<th>Teams</th>" in page
+    # Match, Teams, Seat 0 to 3, then the result: its column is aligned left as the others'.
+    assert "#matches :is(td, th):nth-child(7) { text-align: left; }" in page
     written = write_standings(tmp_path, s)
     assert [p.name for p in written][-1] == "teams.csv"
     assert (tmp_path / "teams.csv").read_text().splitlines()[1].split(",")[1] in ("x", "y")
