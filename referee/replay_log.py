@@ -326,6 +326,14 @@ RECORD_FIELDS: dict[str, dict[str, tuple[type, ...]]] = {
         "final_hands": _LIST,
         "scores_after": _LIST,
     },
+    "round_result": {  # partnerships only (R10.2)
+        "round": _INT,
+        "hands": _LIST,
+        "team_hand_points": _LIST,
+        "winner": _INT + _NONE,
+        "points": _INT,
+        "scores_after": _LIST,
+    },
     "match_result": {
         "termination": _STR,
         "winner": _INT + _NONE,

@@ -10,15 +10,13 @@ Every hand of such a match is a two-player hand, so a step also says where its h
 match seats at the hand's seats 0 and 1 (``seats``) and the partnership table (``table``).
 
 :func:`load_any_replay` reads a log of any size and walks it the right way;
-:func:`admit_round_results` lets a reader take the partnerships' ``round_result`` records.
+:func:`admit_round_results` reports a ``round_result`` record outside a partnership log.
 """
 
 from __future__ import annotations
 
-import json
 import os
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 from referee.engine.actions import Action, action_from_dict
@@ -30,8 +28,6 @@ from referee.engine.rules import Rules
 from referee.errors import CardError, GinRefError, ReplayLogError
 from referee.replay_log import ReplayError, ReplayLog, describe_problem, read_text_log
 from referee.timeline import Timeline, build_timeline, collector_paused
-
-_ROUND_RESULT = "unknown record type 'round_result'"
 
 
 @dataclass(frozen=True, slots=True)
@@ -158,27 +154,17 @@ def players_of(log: ReplayLog) -> int:
 
 
 def admit_round_results(log: ReplayLog, path: str | os.PathLike[str]) -> ReplayLog:
-    """``log`` with the ``round_result`` records of a partnership log among its records.
+    """``log``, with each ``round_result`` record outside a partnership log a problem.
 
-    The two-player reader (:func:`referee.replay_log.read_log`) does not know the record, and
-    counts it a problem; in a partnership log it is read here instead, from the file.
+    ``path`` is unused: kept so that callers read every log the same way.
     """
-    lines = {n for n, message in log.problems if message == _ROUND_RESULT}
-    if not lines:
-        return log
+    del path
     players = players_of(log)
-    if players != 4:
-        why = (
-            f"a round_result record in a match of {players} players: only partnerships have rounds"
-        )
-        log.problems = [(n, why if n in lines else m) for n, m in log.problems]
+    if players == 4:
         return log
-    texts = Path(path).read_text(encoding="utf-8").split("\n")
-    records = dict(log.records)
-    for number in lines:
-        records[number] = json.loads(texts[number - 1])
-    log.records = sorted(records.items())
-    log.problems = [p for p in log.problems if p[0] not in lines]
+    why = f"a round_result record in a match of {players} players: only partnerships have rounds"
+    stray = [(n, why) for n, record in log.records if record.get("type") == "round_result"]
+    log.problems = sorted(log.problems + stray)
     return log
 
 
