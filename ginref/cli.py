@@ -15,6 +15,7 @@ from pathlib import Path
 
 import click
 
+from ginref.match_seats import match_rules, play_one
 from ginref.options import confine, referee_options
 from ginref.replay_commands import replay_command, verify_command
 from ginref.report_command import report_command
@@ -27,10 +28,9 @@ from ginref.tournament_command import (
 from referee.bots.limits import Limits
 from referee.bots.sandbox import SandboxSettings
 from referee.bots.spec import BotSpec
-from referee.engine.rules import PROFILES, Rules, parse_assignments
+from referee.engine.rules import PROFILES, parse_assignments
 from referee.errors import GinRefError
 from referee.options import RefereeOptions
-from referee.series import run_match
 from tournaments.report import format_match_outcome, format_not_started
 
 _MAX_SEED = 2**64 - 1
@@ -43,8 +43,7 @@ def main() -> None:
 
 
 @main.command("match")
-@click.argument("bot_a")
-@click.argument("bot_b")
+@click.argument("bots", nargs=-1, required=True, metavar="BOT_A BOT_B [BOT_C [BOT_D]]")
 @click.option(
     "--profile",
     "-p",
@@ -77,14 +76,13 @@ def main() -> None:
     "--tcp",
     "tcp_bots",
     multiple=True,
-    type=click.Choice(["a", "b"]),
-    help="Bot A or B reaches the referee over TCP, through a forwarder in its sandbox: for a "
-    "gRPC library that cannot dial a Unix socket (Debian's grpc-java). Repeatable.",
+    type=click.Choice(["a", "b", "c", "d"]),
+    help="Bot A, B, C or D reaches the referee over TCP, through a forwarder in its sandbox: "
+    "for a gRPC library that cannot dial a Unix socket (Debian's grpc-java). Repeatable.",
 )
 @referee_options(tournament=False)
 def match_command(
-    bot_a: str,
-    bot_b: str,
+    bots: tuple[str, ...],
     profile: str,
     assignments: tuple[str, ...],
     seed: int | None,
@@ -97,18 +95,30 @@ def match_command(
     limit_items: tuple[str, ...],
     sandbox: str | None,
 ) -> None:
-    """Play one match between two bots and print the result.
+    """Play one match between two bots (or three, or two partnerships of two) and print the
+    result.
 
-    BOT_A (seat 0) and BOT_B (seat 1) are command lines, split like a shell would, e.g.
-    "python -m sample_bots.random_bot". Each bot finds the referee's address and its secret
-    token in GINREF_ADDRESS and GINREF_TOKEN (docs/referee.md). Exit status 3 when a bot could
-    not start and connect (its seat forfeits; the error says why).
+    BOT_A (seat 0), BOT_B (seat 1) and so on are command lines, split like a shell would, e.g.
+    "python -m sample_bots.random_bot". Three bots play three-player gin (R10.1), four play two
+    partnerships, A and C against B and D (R10.2); the number of bots sets the rules' players.
+    Each bot finds the referee's address and its secret token in GINREF_ADDRESS and
+    GINREF_TOKEN (docs/referee.md). Exit status 3 when a bot could not start and connect (its
+    seat forfeits; the error says why).
     """
+    # As click says of any missing or extra argument (a usage error, exit status 2).
+    if len(bots) < 2:
+        raise click.UsageError("Missing argument 'BOT_B'.")
+    if len(bots) > 4:
+        raise click.UsageError(f"Got unexpected extra arguments ({' '.join(bots[4:])})")
     try:
-        rules = Rules.profile(profile, **parse_assignments(assignments))
-        bots = tuple(
+        rules = match_rules(profile, assignments, len(bots))
+        keys = "abcd"[: len(bots)]
+        for key in tcp_bots:
+            if key not in keys:
+                raise GinRefError(f"--tcp {key}: there is no bot {key.upper()} among {len(bots)}")
+        specs = tuple(
             dataclasses.replace(BotSpec.parse(text), transport="tcp" if key in tcp_bots else "unix")
-            for key, text in (("a", bot_a), ("b", bot_b))
+            for key, text in zip(keys, bots, strict=True)
         )
         options = RefereeOptions(
             move_time=move_time,
@@ -120,11 +130,9 @@ def match_command(
         ).validate()
         if seed is None:
             seed = secrets.randbelow(2**31)
-        confinement = confine(options.sandbox, [Path(out_dir)], bots)
+        confinement = confine(options.sandbox, [Path(out_dir)], specs)
         try:
-            outcome = run_match(
-                bots[0], bots[1], rules, seed, out_dir, options, confinement=confinement
-            )
+            outcome = play_one(specs, rules, seed, Path(out_dir), options, confinement)
         finally:
             confinement.close()
     except GinRefError as exc:

@@ -54,7 +54,8 @@ EXIT_INTERRUPTED = 130
     "-n",
     "--matches",
     type=click.IntRange(1),
-    help="Matches per pairing and round (even with --duplicate).",
+    help="Matches per pairing and round (even with --duplicate); with three players or "
+    "partnerships, sets of seatings per group and round.",
 )
 @click.option("--rounds", type=click.IntRange(1), help="Cycles through the pairings.")
 @click.option(

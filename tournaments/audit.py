@@ -4,22 +4,28 @@ The journal holds what the referee saw of each match, and the SHA-256 of each lo
 referee wrote it (:mod:`tournaments.records`). :func:`audit_tournament` checks, for every row:
 that its log is there, unchanged since the referee wrote it (size and hash), and says what the
 row says (the timeline walk of :mod:`referee.timeline`: ids, seats, seed, result, hands,
-faults, decisions); that the seed is the schedule's; and that every finished log in the
+faults, decisions, places); that the seed is the schedule's; and that every finished log in the
 tournament's directory is one the journal holds. Each log's own re-adjudication, the deal's
 commitment included, is :mod:`replays.verify`'s. Problems are sentences naming the match.
+
+A log of three players or partnerships is walked through the engine's ``GroupMatch`` by the
+replays' own walk, which this layer cannot import: ``ginref verify`` hands it in (``load``),
+and its steps answer the same questions as a two-player timeline's.
 """
 
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
+from referee.engine.outcomes import HandResult, MatchResult
 from referee.errors import GinRefError
 from referee.text import safe_text
-from referee.timeline import Timeline, load_replay
+from referee.timeline import load_replay
 from tournaments.journal import JOURNAL_FILE, open_journal
-from tournaments.records import FaultRow, Forfeit, HandRow, MatchRecord
+from tournaments.records import FaultRow, Forfeit, MatchRecord, hand_row
 from tournaments.runner import LOGS
 
 # The fields of a journal row that its log also records.
@@ -38,10 +44,50 @@ COMPARED = (
     "faults",
     "decisions",
     "think_ms",
+    "placings",
 )
 
 
-def said_by(timeline: Timeline) -> dict[str, Any]:
+class _State(Protocol):
+    @property
+    def result(self) -> MatchResult | None: ...
+
+    @property
+    def hands_dealt(self) -> int: ...
+
+
+class _Step(Protocol):
+    @property
+    def kind(self) -> str: ...
+
+    @property
+    def record(self) -> dict[str, Any]: ...
+
+    @property
+    def result(self) -> HandResult | None: ...
+
+    @property
+    def after(self) -> _State: ...
+
+
+class Walk(Protocol):
+    """A log walked through the engine, record by record: a two-player
+    :class:`~referee.timeline.Timeline`, or the replays' walk of a group match."""
+
+    @property
+    def header(self) -> dict[str, Any]: ...
+
+    @property
+    def steps(self) -> Sequence[_Step]: ...
+
+    @property
+    def complete(self) -> bool: ...
+
+
+Load = Callable[[Path], Walk]
+
+
+def said_by(timeline: Walk) -> dict[str, Any]:
     """The fields of a journal row as a complete log gives them, through the engine's walk."""
     header = timeline.header
     end = timeline.steps[-1]
@@ -50,31 +96,40 @@ def said_by(timeline: Timeline) -> dict[str, Any]:
         raise GinRefError("the log ends before its match result")
     forfeit = end.record["forfeit"]
     decisions = [s.record for s in timeline.steps if s.kind == "decision"]
+    seats = tuple(b["label"] for b in sorted(header["bots"], key=lambda b: b["seat"]))
+    many = len(seats) > 2
     return {
         "match_id": header["match_id"],
-        "seats": tuple(b["label"] for b in sorted(header["bots"], key=lambda b: b["seat"])),
+        "seats": seats,
         "seed": header["seed"],
         "started": header["created"],
         "termination": result.termination.value,
         "winner": result.winner,
-        "final": result.final,
+        "final": tuple(result.final),
         "margin": result.margin,
         "hands_played": end.after.hands_dealt,
         "forfeit": None
         if forfeit is None
-        else Forfeit(forfeit["seat"], forfeit["kind"], forfeit["rule"], forfeit["reason"]),
+        else Forfeit(
+            forfeit["seat"],
+            forfeit["kind"],
+            forfeit["rule"],
+            forfeit["reason"],
+            tuple(forfeit.get("seats", ())) if many else (),
+        ),
         "hands": tuple(
-            HandRow(r.number + 1, r.dealer, r.outcome.value, r.winner, r.points, r.knocker)
-            for r in (s.result for s in timeline.steps if s.result is not None)
+            hand_row(r) for r in (s.result for s in timeline.steps if s.result is not None)
         ),
         "faults": tuple(
             FaultRow(f["seat"], f["kind"], f["rule"], f["reason"], f["retry"], f["hand"])
             for f in (s.record for s in timeline.steps if s.kind == "fault")
         ),
-        "decisions": tuple(sum(1 for d in decisions if d["seat"] == seat) for seat in (0, 1)),
+        "decisions": tuple(sum(1 for d in decisions if d["seat"] == k) for k in range(len(seats))),
         "think_ms": tuple(
-            round(sum(d["think_ms"] for d in decisions if d["seat"] == seat), 3) for seat in (0, 1)
+            round(sum(d["think_ms"] for d in decisions if d["seat"] == k), 3)
+            for k in range(len(seats))
         ),
+        "placings": result.placings(len(seats)),
     }
 
 
@@ -83,8 +138,9 @@ def is_tournament(directory: Path) -> bool:
     return (directory / JOURNAL_FILE).is_file()
 
 
-def audit_tournament(directory: Path) -> list[str]:
-    """Every difference between the tournament's journal and its logs (empty: they agree)."""
+def audit_tournament(directory: Path, load: Load = load_replay) -> list[str]:
+    """Every difference between the tournament's journal and its logs (empty: they agree);
+    ``load`` walks a log (the default: two-player logs only)."""
     journal = open_journal(directory, create=False)
     try:
         records = journal.records()
@@ -96,13 +152,13 @@ def audit_tournament(directory: Path) -> list[str]:
     for record in records:
         log = (directory / record.log_path).resolve()
         known.add(log)
-        problems.extend(_audit_record(record, log, seeds.get(record.key)))
+        problems.extend(_audit_record(record, log, seeds.get(record.key), load))
     logs = directory / LOGS
     for path in sorted(logs.rglob("*.jsonl")) if logs.is_dir() else []:
         if path.resolve() in known:
             continue
         try:
-            finished = load_replay(path).complete
+            finished = load(path).complete
         except GinRefError:
             finished = False
         if finished:
@@ -110,7 +166,7 @@ def audit_tournament(directory: Path) -> list[str]:
     return problems
 
 
-def _audit_record(record: MatchRecord, log: Path, seed: int | None) -> list[str]:
+def _audit_record(record: MatchRecord, log: Path, seed: int | None, load: Load) -> list[str]:
     where = f"match {record.key} ({log})"
     if seed is None:
         return [f"{where}: not in the tournament's schedule"]
@@ -126,21 +182,23 @@ def _audit_record(record: MatchRecord, log: Path, seed: int | None) -> list[str]
             "from the journal's): it was changed after the match"
         ]
     try:
-        said = said_by(load_replay(log))
+        said = said_by(load(log))
     except GinRefError as exc:
         return [f"{where}: {exc}"]
     for key in COMPARED:
         mine = getattr(record, key)
+        if key == "placings" and not mine:
+            continue  # a match journaled by a ginref whose journal had no placings (version 1)
         if mine != said[key]:
             return [f"{where}: {key}: the journal says {mine!r}, the log {said[key]!r}"]
     return []
 
 
-def audit_report(directory: Path) -> tuple[list[str], int]:
+def audit_report(directory: Path, load: Load = load_replay) -> tuple[list[str], int]:
     """The lines ``ginref verify DIR`` prints for a tournament's journal, and how many
     differences they name."""
     try:
-        problems = audit_tournament(directory)
+        problems = audit_tournament(directory, load)
     except GinRefError as exc:
         problems = [f"{directory}: the journal cannot be read: {exc}"]
     lines = [f"DIFFERS  {safe_text(problem, None)}" for problem in problems]

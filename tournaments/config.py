@@ -46,6 +46,13 @@ from referee.options import (
     DEFAULT_RETRIES,
     RefereeOptions,
 )
+from tournaments.teams import (
+    TeamEntry,
+    challenger_problem,
+    field_problem,
+    parse_teams,
+    self_teams,
+)
 from tournaments.toml_lines import Reader, TournamentFileError
 
 FORMATS = ("round-robin", "double-round-robin", "gauntlet")
@@ -114,11 +121,32 @@ class TournamentConfig:
     out: str | None = None  # None: runs/<name>
     source: str = "<default>"
     check_bots: bool = True  # start each bot once, before play, and require its Hello
+    teams: tuple[TeamEntry, ...] = ()  # [[teams]] (partnerships); none: each bot with itself
 
     @property
     def rules(self) -> Rules:
         """The profile with the overrides applied (validated)."""
         return Rules.profile(self.profile, **dict(self.rule_overrides))
+
+    @property
+    def players(self) -> int:
+        """Seats at each match: 2, 3 (R10.1) or 4 in two partnerships (R10.2)."""
+        return self.rules.players
+
+    @property
+    def team_entries(self) -> tuple[TeamEntry, ...]:
+        """The partnerships: the file's teams, or each bot with itself (none below 4 players)."""
+        if self.players != 4:
+            return ()
+        return self.teams or self_teams([b.name for b in self.bots])
+
+    @property
+    def entrants(self) -> list[str]:
+        """Who the standings rank and the format pairs: the bots, or with partnerships the
+        teams, in the file's order."""
+        if self.players == 4:
+            return [t.name for t in self.team_entries]
+        return [b.name for b in self.bots]
 
     @property
     def options(self) -> RefereeOptions:
@@ -188,29 +216,29 @@ class TournamentConfig:
             raise ConfigError(f"processes {self.processes!r} is not one of: fresh, keep")
         if self.matches < 1 or self.rounds < 1:
             raise ConfigError("matches and rounds must be at least 1")
-        if self.duplicate and self.matches % 2:
+        rules = self.rules
+        if self.duplicate and self.matches % 2 and rules.players == 2:
             raise ConfigError(
                 f"duplicate deals play every deal twice, so matches per pairing must be even, "
                 f"got {self.matches}"
             )
-        unknown = [c for c in self.challengers if c not in names]
-        if unknown:
-            raise ConfigError(f"challenger {unknown[0]!r} is not one of the bots")
-        if self.format == "gauntlet":
-            if not self.challengers:
-                raise ConfigError("a gauntlet needs at least one challenger")
-            if len(set(self.challengers)) == len(names):
-                raise ConfigError("a gauntlet needs at least one bot that is not a challenger")
+        problem = field_problem(rules.players, names, self.team_entries, bool(self.teams))
+        if problem:
+            raise ConfigError(problem)
+        problem = challenger_problem(rules.players, self.entrants, self.challengers, self.format)
+        if problem:
+            raise ConfigError(problem)
         if self.concurrency is not None and self.concurrency < 1:
             raise ConfigError(f"concurrency must be at least 1, got {self.concurrency}")
         if self.seed is not None and not 0 <= self.seed <= _MAX_SEED:
             raise ConfigError(f"seed must be between 0 and 2^63-1, got {self.seed}")
-        self.rules  # noqa: B018 (validates the profile and overrides)
         self.options  # noqa: B018
         return self
 
     def identity(self) -> dict[str, Any]:
         """What decides the schedule and every match: a resumed run must agree on all of it."""
+        # Teams only where there are partnerships: a two-player journal keeps its identity.
+        teams = {"teams": [t.to_dict() for t in self.team_entries]} if self.players == 4 else {}
         return {
             "bots": [b.to_dict() for b in self.bots],
             "rules": self.rules.to_dict(),
@@ -224,6 +252,7 @@ class TournamentConfig:
             "recover": self.recover,
             "time": {"move_time": self.move_time, "bank": self.bank},
             "faults": {"retries": self.retries},
+            **teams,
         }
 
     def to_dict(self) -> dict[str, Any]:
@@ -268,6 +297,7 @@ _TOP_KEYS = (
     "limits",
     "sandbox",
     "bots",
+    "teams",
 )
 _BOT_KEYS = ("name", "command", "cwd", "env", "dir", "transport")
 _SANDBOX_KEYS = ("mode", "uid_base", "uid_count", "tmp_mb", "binds")
@@ -328,25 +358,48 @@ def parse_text(text: str, source: str = "<text>", base: Path | None = None) -> T
                 raise r.error(("challengers", i), f"expected a bot name, got {item!r}")
         fields["challengers"] = tuple(value)
 
+    players_path: tuple[str | int, ...] | None = None
     if "rules" in data:
         rules = r.get(data, "rules", dict, (), "a table")
         for key in rules:
-            if key in PARAMETERS:
+            if key in PARAMETERS and key != "players":
                 raise r.error(("rules", key), f"a rule parameter goes in [rules.set]: {key} = ...")
-        r.check_keys(rules, ("profile", "set"), ("rules",))
+        r.check_keys(rules, ("profile", "players", "set"), ("rules",))
         if "profile" in rules:
             value = r.get(rules, "profile", str, ("rules",), "a profile name")
             if value not in PROFILES:
                 raise r.error(("rules", "profile"), unknown_profile_message(value))
             fields["profile"] = value
-        if "set" in rules:
-            table = r.get(rules, "set", dict, ("rules",), "a table of rule parameters")
-            overrides = tuple(table.items())
-            for key, value in overrides:
+        profile = fields.get("profile", "standard")
+        table = (
+            r.get(rules, "set", dict, ("rules",), "a table of rule parameters")
+            if ("set" in rules)
+            else {}
+        )
+        # The number of players shapes the whole tournament, so it may stand in [rules] itself.
+        if "players" in rules and "players" in table:
+            raise r.error(("rules", "set", "players"), "given twice: here and in [rules]")
+        for path in (("rules", "players"), ("rules", "set", "players")):
+            holder = rules if len(path) == 2 else table
+            if "players" in holder:
+                players_path = path
+                value = holder["players"]
+                if len(path) == 2:  # a number here; [rules.set] takes text too, as ever
+                    value = r.get(holder, "players", int, path[:-1], "2, 3 or 4")
                 try:
-                    Rules.profile(fields.get("profile", "standard"), **{key: value})
+                    Rules.profile(profile, players=value)
                 except GinRefError as exc:
-                    raise r.error(("rules", "set", key), str(exc)) from None
+                    raise r.error(path, str(exc)) from None
+        seats = {"players": rules.get("players", table.get("players", 2))}
+        overrides = tuple(
+            ([("players", rules["players"])] if "players" in rules else []) + list(table.items())
+        )
+        for key, value in table.items():
+            try:
+                Rules.profile(profile, **{**seats, key: value})
+            except GinRefError as exc:
+                raise r.error(("rules", "set", key), str(exc)) from None
+        if overrides:
             fields["rule_overrides"] = overrides
     if "time" in data:
         table = r.get(data, "time", dict, (), "a table")
@@ -398,12 +451,27 @@ def parse_text(text: str, source: str = "<text>", base: Path | None = None) -> T
         if names.index(bot.name) != i:
             raise r.error(("bots", i, "name"), f"another bot is already called {bot.name!r}")
     fields["bots"] = tuple(bots)
+    players = Rules.profile(
+        fields.get("profile", "standard"), **dict(fields.get("rule_overrides", ()))
+    ).players
+    if "teams" in data:
+        fields["teams"] = parse_teams(r, data["teams"], names, players)
+    teams = fields.get("teams") or (self_teams(names) if players == 4 else ())
+    problem = field_problem(players, names, teams, "teams" in data)
+    if problem:
+        unused = next((i for i, b in enumerate(names) if f"bot {b!r} plays in no" in problem), None)
+        if unused is not None:
+            raise r.error(("bots", unused, "name"), problem)
+        raise r.error(("teams", 0) if "teams" in data else players_path or (), problem)
+    config = TournamentConfig(**fields)
+    entrants = config.entrants
     for i, name in enumerate(fields.get("challengers", ())):
-        if name not in names:
-            raise r.error(("challengers", i), f"{name!r} is not one of the bots")
+        if name not in entrants:
+            what = "teams" if players == 4 else "bots"
+            raise r.error(("challengers", i), f"{name!r} is not one of the {what}")
 
     try:
-        return TournamentConfig(**fields).validate()
+        return config.validate()
     except GinRefError as exc:
         message = str(exc)
         # Name the key the combination hangs on: the first of the candidates the file has.

@@ -133,7 +133,9 @@ class LocalExecutor:
             if not on_match(record):
                 stop = True  # the series ends after this match, its bots stopped as usual
 
-        bots = (self.specs[job.bots[0]], self.specs[job.bots[1]])
+        # The bots in the seats of the job's first match; the series moves them on match by
+        # match as the schedule does (two swap, more move one seat).
+        bots = tuple(self.specs[name] for name in job.bots)
         await run_series_async(
             bots,
             self.rules,

@@ -13,7 +13,7 @@ import html
 from collections.abc import Mapping, Sequence
 
 from tournaments.records import MatchRecord
-from tournaments.report import elo_text, number_text
+from tournaments.report import MANY_PLAYERS_NOTE, elo_text, number_text
 from tournaments.standings import FAULT_KINDS, Standings
 
 REPORT_FILE = "report.html"
@@ -38,15 +38,18 @@ def _table(
     return "".join(out)
 
 
-def leaderboard(standings: Standings) -> str:
-    """The ranking, as ``ginref standings`` prints it."""
-    head = ["#", "Bot", "Played", "W", "L", "D", "Points", "%", "Elo [95% interval]",
-            "Score +/-", "Hand pts +/-", "Forfeits"]  # fmt: skip
+def leaderboard(standings: Standings, ident: str = "leaderboard", what: str = "Bot") -> str:
+    """The ranking, as ``ginref standings`` prints it (with more than two players, the
+    matches won too)."""
+    many = standings.players > 2
+    head = ["#", what, "Played", *(["Won"] if many else []), "W", "L", "D", "Points", "%",
+            "Elo [95% interval]", "Score +/-", "Hand pts +/-", "Forfeits"]  # fmt: skip
     rows = [
         [
             str(s.rank),
             s.name,
             str(s.matches),
+            *([str(s.firsts)] if many else []),
             str(s.wins),
             str(s.losses),
             str(s.draws),
@@ -59,10 +62,10 @@ def leaderboard(standings: Standings) -> str:
         ]
         for s in standings.bots
     ]
-    return _table(head, rows, "leaderboard")
+    return _table(head, rows, ident)
 
 
-def crosstable(standings: Standings) -> str:
+def crosstable(standings: Standings, ident: str = "crosstable") -> str:
     """Head to head: the row bot's wins-draws-losses against each column bot."""
     names = [s.name for s in standings.bots]
     rows = []
@@ -73,7 +76,7 @@ def crosstable(standings: Standings) -> str:
             row.append("x" if a == b else "-" if h is None or not h.matches else
                        f"{h.wins}-{h.draws}-{h.losses}")  # fmt: skip
         rows.append(row)
-    return _table(["W-D-L", *names], rows, "crosstable")
+    return _table(["W-D-L", *names], rows, ident)
 
 
 def bot_figures(standings: Standings) -> str:
@@ -102,20 +105,24 @@ def bot_figures(standings: Standings) -> str:
 
 
 def _result(r: MatchRecord) -> str:
+    won = "no winner" if r.winner is None else f"{r.winner_bot} wins"
     if r.forfeit is not None:
         why = f"{r.forfeit.kind} ({r.forfeit.rule})"
+        if r.forfeit.seats:
+            names = ", ".join(r.seats[s] for s in r.forfeit.seats)
+            return f"{won}: {names} {'forfeits' if len(r.forfeit.seats) == 1 else 'forfeit'}, {why}"
         if r.forfeit.seat is None:
             return f"both forfeit: {why}"
         return f"{r.seats[1 - r.forfeit.seat]} wins: {r.seats[r.forfeit.seat]} forfeits, {why}"
-    if r.winner is None:
-        return "no winner"
-    return f"{r.seats[r.winner]} wins"
+    return won
 
 
 def match_rows(
     records: Sequence[MatchRecord], links: Mapping[str, str | None], notes: Mapping[str, str]
 ) -> str:
     """Every match, with a link to its replay page (or why there is none)."""
+    seats = max((r.players for r in records), default=2)
+    teams = any(r.sides for r in records)
     rows = []
     for r in records:
         link = links.get(r.key)
@@ -127,17 +134,22 @@ def match_rows(
         rows.append(
             [
                 _e(r.key),
-                _e(r.seats[0]),
-                _e(r.seats[1]),
+                *([_e(" v ".join(r.sides or ()))] if teams else []),
+                *(_e(r.seats[k]) if k < r.players else "" for k in range(seats)),
                 _e(_result(r)),
-                f"{r.final[0]}&ndash;{r.final[1]}",
+                "&ndash;".join(str(f) for f in r.final),
                 _e(r.termination),
                 str(r.hands_played),
                 replay,
             ]
         )
-    head = ["Match", "Seat 0", "Seat 1", "Result", "Score", "Ended by", "Hands", "Replay"]
-    return _table(head, rows, "matches", raw=True)
+    head = ["Match", *(["Teams"] if teams else []), *(f"Seat {k}" for k in range(seats))]
+    head += ["Result", "Score", "Ended by", "Hands", "Replay"]
+    table = _table(head, rows, "matches", raw=True)
+    result = head.index("Result") + 1
+    if result == 4:  # the page's own style aligns two players' result column
+        return table
+    return f"<style>#matches :is(td, th):nth-child({result}) {{ text-align: left; }}</style>{table}"
 
 
 def render_report(
@@ -154,6 +166,8 @@ def render_report(
         "<h2>Leaderboard</h2>",
         leaderboard(standings),
     ]
+    if standings.players in MANY_PLAYERS_NOTE:
+        parts.append(f'<p class="note">{_e(MANY_PLAYERS_NOTE[standings.players])}</p>')
     if standings.rating_note:
         parts.append(f'<p class="note">{_e(standings.rating_note)}</p>')
     parts += [
@@ -183,6 +197,15 @@ def render_report(
                 "duplicate",
             ),
         ]
+    teams = standings.teams
+    if teams is not None:
+        members = "; ".join(f"{t}: {' + '.join(b)}" for t, b in standings.team_bots.items())
+        parts += [
+            "<h2>Teams</h2>",
+            f'<p class="note">{_e(members)}. A team\'s result is its match result.</p>',
+            leaderboard(teams, "teams", "Team"),
+            crosstable(teams, "team-crosstable"),
+        ]
     parts += [f"<h2>Matches ({len(records)})</h2>", match_rows(records, links, notes or {})]
     return PAGE.replace("{{TITLE}}", _e(f"ginref tournament {title}")).replace(
         "{{BODY}}", "\n".join(parts)
@@ -206,7 +229,7 @@ PAGE = """<!DOCTYPE html>
   th, td { padding: 4px 8px; border-bottom: 1px solid #ddd; text-align: right;
            white-space: nowrap; }
   th { background: #1f5d3a; color: #fff; font-weight: 600; position: sticky; top: 0; }
-  td:first-child, th:first-child, #leaderboard :is(td, th):nth-child(2),
+  td:first-child, th:first-child, :is(#leaderboard, #teams) :is(td, th):nth-child(2),
   #matches :is(td, th):nth-child(4) { text-align: left; }
   tr:hover td { background: #f0ede2; }
   .note { font-size: 13px; color: #555; }

@@ -19,103 +19,24 @@ from pathlib import Path
 from typing import Any, ParamSpec, TypeVar
 
 from referee.errors import ConfigError
-from tournaments.records import FaultRow, Forfeit, HandRow, MatchRecord
+from tournaments.journal_rows import (
+    ADDED,
+    ADDED_NAMES,
+    MATCH_COLUMNS,
+    SCHEMA,
+    TABLES,
+    TEAMS,
+    match_row,
+    record_of,
+    schedule_row,
+)
+from tournaments.records import FaultRow, HandRow, MatchRecord
 from tournaments.schedule import MatchSpec
 
 P = ParamSpec("P")
 R = TypeVar("R")
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2  # 2: three players and partnerships (version 1 journals are upgraded)
 JOURNAL_FILE = "journal.sqlite"
-
-_SCHEMA = """
-CREATE TABLE IF NOT EXISTS meta (
-    key   TEXT PRIMARY KEY,
-    value TEXT NOT NULL               -- JSON
-);
-CREATE TABLE IF NOT EXISTS bots (
-    name     TEXT PRIMARY KEY,
-    position INTEGER NOT NULL,        -- order in the tournament file
-    command  TEXT NOT NULL,           -- JSON array (argv)
-    cwd      TEXT,
-    env      TEXT NOT NULL            -- JSON object
-);
-CREATE TABLE IF NOT EXISTS schedule (
-    key      TEXT PRIMARY KEY,        -- "<x>.<y>.<game>"
-    position INTEGER NOT NULL UNIQUE, -- order of play
-    round    INTEGER NOT NULL,
-    bot_x    TEXT NOT NULL REFERENCES bots(name),
-    bot_y    TEXT NOT NULL REFERENCES bots(name),
-    game     INTEGER NOT NULL,        -- 1-based within the pairing
-    deal     INTEGER NOT NULL,        -- duplicate pairs share it
-    seed     INTEGER NOT NULL,
-    seat0    TEXT NOT NULL,
-    seat1    TEXT NOT NULL
-);
-CREATE TABLE IF NOT EXISTS sessions (
-    id         INTEGER PRIMARY KEY,
-    started    TEXT NOT NULL,         -- UTC ISO 8601
-    finished   TEXT,
-    status     TEXT NOT NULL,         -- running, complete, interrupted, failed
-    concurrency INTEGER NOT NULL,
-    played     INTEGER NOT NULL DEFAULT 0,
-    wall_s     REAL,
-    cpu_s      REAL,                  -- the runner process, all threads
-    main_cpu_s REAL                   -- its event-loop thread
-);
-CREATE TABLE IF NOT EXISTS matches (
-    key          TEXT PRIMARY KEY REFERENCES schedule(key),
-    session      INTEGER NOT NULL REFERENCES sessions(id),
-    match_id     TEXT NOT NULL,       -- the replay log's match id
-    seat0        TEXT NOT NULL,
-    seat1        TEXT NOT NULL,
-    seed         INTEGER NOT NULL,
-    deal         INTEGER NOT NULL,
-    termination  TEXT NOT NULL,       -- target, single_hand, hollywood, forfeit
-    winner_seat  INTEGER,             -- NULL: nobody won
-    winner       TEXT,                -- bot name
-    score0       INTEGER NOT NULL,
-    score1       INTEGER NOT NULL,
-    margin       INTEGER NOT NULL,
-    hands_played INTEGER NOT NULL,
-    forfeit_seat INTEGER,             -- NULL with a forfeit_kind: both seats forfeited
-    forfeit_kind TEXT,                -- NULL: no forfeit
-    forfeit_rule TEXT,
-    forfeit_reason TEXT,
-    decisions0   INTEGER NOT NULL,
-    decisions1   INTEGER NOT NULL,
-    think_ms0    REAL NOT NULL,       -- total per seat, as the referee timed it
-    think_ms1    REAL NOT NULL,
-    startup_s    REAL,                -- bot launch to MatchStart (a job's first match)
-    elapsed_s    REAL,                -- MatchStart to MatchEnd
-    started      TEXT NOT NULL,       -- UTC ISO 8601 (log header)
-    committed    TEXT NOT NULL,       -- UTC ISO 8601
-    log_path     TEXT NOT NULL,       -- relative to the tournament directory
-    log_sha256   TEXT NOT NULL,
-    log_bytes    INTEGER NOT NULL
-);
-CREATE TABLE IF NOT EXISTS hands (
-    match_key TEXT NOT NULL REFERENCES matches(key),
-    hand      INTEGER NOT NULL,
-    dealer    INTEGER NOT NULL,
-    outcome   TEXT NOT NULL,
-    winner    INTEGER,
-    points    INTEGER NOT NULL,
-    knocker   INTEGER,
-    PRIMARY KEY (match_key, hand)
-);
-CREATE TABLE IF NOT EXISTS faults (
-    match_key TEXT NOT NULL REFERENCES matches(key),
-    n         INTEGER NOT NULL,       -- order within the match
-    seat      INTEGER NOT NULL,
-    bot       TEXT NOT NULL,
-    kind      TEXT NOT NULL,
-    rule      TEXT NOT NULL,
-    reason    TEXT NOT NULL,
-    retry     INTEGER NOT NULL,
-    hand      INTEGER,
-    PRIMARY KEY (match_key, n)
-);
-"""
 
 
 def _now() -> str:
@@ -140,9 +61,6 @@ def _sqlite_errors(method: Callable[P, R]) -> Callable[P, R]:
             raise journal._damaged(exc) from None
 
     return guarded
-
-
-_TABLES = ("meta", "bots", "schedule", "sessions", "matches", "hands", "faults")
 
 
 class Journal:
@@ -172,13 +90,13 @@ class Journal:
                 f"{self.path} holds no tournament (the file is empty): run the tournament to "
                 "start it, or name the directory of another one"
             )
-        if version not in (0, SCHEMA_VERSION):
+        if version not in (0, 1, SCHEMA_VERSION):
             raise JournalError(
                 f"{self.path} was written by a ginref whose journal has schema version {version}; "
-                f"this ginref reads version {SCHEMA_VERSION}: resume the tournament with that "
-                "ginref, or choose another --out directory to start one with this one"
+                f"this ginref reads versions 1 to {SCHEMA_VERSION}: resume the tournament with "
+                "that ginref, or choose another --out directory to start one with this one"
             )
-        if (version == 0 and tables) or (version == SCHEMA_VERSION and set(_TABLES) - tables):
+        if (version == 0 and tables) or (version and set(TABLES) - tables - {"teams"}):
             raise JournalError(
                 f"{self.path} is an SQLite database but not a ginref tournament journal: move it "
                 "away, or choose another --out directory"
@@ -191,12 +109,36 @@ class Journal:
         self.db.execute("PRAGMA journal_mode = WAL")
         self.db.execute("PRAGMA synchronous = FULL")
         self.db.execute("PRAGMA foreign_keys = ON")
+        self.version = version
         if version == 0 and create:
             with self.transaction():
-                for statement in _SCHEMA.split(";"):
+                for statement in SCHEMA.split(";"):
                     if statement.strip():
                         self.db.execute(statement)
-                self.db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+            self.upgrade()
+        self._read_columns()
+
+    def _read_columns(self) -> None:
+        # A reader of a version 1 journal (never written to) reads the added columns as NULL.
+        self._columns = {
+            table: {row[1] for row in self.db.execute(f"PRAGMA table_info({table})")}
+            for table in ADDED
+        }
+
+    @_sqlite_errors
+    def upgrade(self) -> None:
+        """Bring a version 1 journal to version 2 (the teams table and the added columns);
+        a run calls it once the tournament is known to be the journal's, before it writes."""
+        if self.version >= SCHEMA_VERSION:
+            return
+        with self.transaction():
+            self.db.execute(TEAMS)
+            for table, columns in ADDED.items():
+                for column in columns:
+                    self.db.execute(f"ALTER TABLE {table} ADD COLUMN {column}")
+            self.db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+        self.version = SCHEMA_VERSION
+        self._read_columns()
 
     def _damaged(self, exc: sqlite3.Error) -> JournalError:
         """The one error for a journal SQLite cannot read, with what to do about it."""
@@ -234,8 +176,9 @@ class Journal:
         config: dict[str, Any],
         bots: Sequence[dict[str, Any]],
         schedule: Sequence[MatchSpec],
+        teams: Sequence[dict[str, Any]] = (),
     ) -> None:
-        """Write the tournament's identity, bots and schedule (once, when the journal is new)."""
+        """Write the tournament's identity, bots, teams and schedule (once, when it is new)."""
         with self.transaction():
             for key, value in (("identity", identity), ("config", config), ("created", _now())):
                 self.db.execute(
@@ -252,25 +195,28 @@ class Journal:
                         json.dumps(bot["env"]),
                     ),
                 )
-            self.db.executemany(
-                "INSERT INTO schedule (key, position, round, bot_x, bot_y, game, deal, seed, "
-                "seat0, seat1) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                [
-                    (
-                        s.key,
-                        s.position,
-                        s.round,
-                        s.pairing[0],
-                        s.pairing[1],
-                        s.game,
-                        s.deal,
-                        s.seed,
-                        s.seats[0],
-                        s.seats[1],
-                    )
-                    for s in schedule
-                ],
-            )
+            for position, team in enumerate(teams):
+                self.db.execute(
+                    "INSERT INTO teams (name, position, bot_a, bot_b) VALUES (?, ?, ?, ?)",
+                    (team["name"], position, *team["bots"]),
+                )
+            for spec in schedule:
+                self._insert("schedule", schedule_row(spec))
+
+    def _insert(self, table: str, row: dict[str, Any]) -> None:
+        names = ", ".join(row)
+        marks = ", ".join("?" * len(row))
+        self.db.execute(f"INSERT INTO {table} ({names}) VALUES ({marks})", tuple(row.values()))
+
+    def _select(self, table: str, columns: Sequence[str], rest: str) -> list[dict[str, Any]]:
+        """Rows of ``table`` as dicts; a column a version 1 journal lacks reads as NULL."""
+        known = self._columns.get(table)
+        parts = [
+            c if known is None or c in known or c not in ADDED_NAMES else f"NULL AS {c}"
+            for c in columns
+        ]
+        cur = self.db.execute(f"SELECT {', '.join(parts)} FROM {table} {rest}")
+        return [dict(zip(columns, row, strict=True)) for row in cur.fetchall()]
 
     @_sqlite_errors
     def check_identity(self, identity: dict[str, Any]) -> None:
@@ -288,13 +234,39 @@ class Journal:
     @_sqlite_errors
     def schedule(self) -> list[MatchSpec]:
         """The stored schedule, in order of play."""
-        rows = self.db.execute(
-            "SELECT key, position, round, bot_x, bot_y, game, deal, seed, seat0, seat1 "
-            "FROM schedule ORDER BY position"
-        ).fetchall()
-        return [
-            MatchSpec(k, p, r, (x, y), g, d, s, (s0, s1)) for k, p, r, x, y, g, d, s, s0, s1 in rows
-        ]
+        columns = ("key", "position", "round", "bot_x", "bot_y", "game", "deal", "seed")
+        seats = ("seat0", "seat1", "seat2", "seat3")
+        rows = self._select(
+            "schedule", (*columns, *seats, "entrants", "side0", "side1"), "ORDER BY position"
+        )
+        out = []
+        for row in rows:
+            group = json.loads(row["entrants"]) if row["entrants"] else (row["bot_x"], row["bot_y"])
+            sides = (row["side0"], row["side1"]) if row["side0"] else None
+            out.append(
+                MatchSpec(
+                    row["key"],
+                    row["position"],
+                    row["round"],
+                    tuple(group),
+                    row["game"],
+                    row["deal"],
+                    row["seed"],
+                    tuple(row[c] for c in seats if row[c] is not None),
+                    sides,
+                )
+            )
+        return out
+
+    @_sqlite_errors
+    def team_names(self) -> list[str]:
+        """The teams of a partnership tournament, in the order of the file (none otherwise)."""
+        if "teams" not in self._tables():
+            return []
+        return [r[0] for r in self.db.execute("SELECT name FROM teams ORDER BY position")]
+
+    def _tables(self) -> set[str]:
+        return {r[0] for r in self.db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
 
     @_sqlite_errors
     def bot_names(self) -> list[str]:
@@ -348,130 +320,70 @@ class Journal:
     @_sqlite_errors
     def commit_match(self, record: MatchRecord, session: int) -> None:
         """Store a finished match, its hands and faults, in one transaction."""
-        forfeit = record.forfeit
         with self.transaction():
-            self.db.execute(
-                "INSERT INTO matches (key, session, match_id, seat0, seat1, seed, deal, "
-                "termination, winner_seat, winner, score0, score1, margin, hands_played, "
-                "forfeit_seat, forfeit_kind, forfeit_rule, forfeit_reason, decisions0, "
-                "decisions1, think_ms0, think_ms1, startup_s, elapsed_s, started, committed, "
-                "log_path, log_sha256, log_bytes) VALUES "
-                "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
-                "?, ?)",
-                (
-                    record.key,
-                    session,
-                    record.match_id,
-                    record.seats[0],
-                    record.seats[1],
-                    record.seed,
-                    record.deal,
-                    record.termination,
-                    record.winner,
-                    record.winner_bot,
-                    record.final[0],
-                    record.final[1],
-                    record.margin,
-                    record.hands_played,
-                    None if forfeit is None else forfeit.seat,
-                    None if forfeit is None else forfeit.kind,
-                    None if forfeit is None else forfeit.rule,
-                    None if forfeit is None else forfeit.reason,
-                    record.decisions[0],
-                    record.decisions[1],
-                    record.think_ms[0],
-                    record.think_ms[1],
-                    record.startup_s,
-                    record.elapsed_s,
-                    record.started,
-                    _now(),
-                    record.log_path,
-                    record.log_sha256,
-                    record.log_bytes,
-                ),
-            )
-            self.db.executemany(
-                "INSERT INTO hands (match_key, hand, dealer, outcome, winner, points, knocker) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?)",
-                [
-                    (record.key, h.hand, h.dealer, h.outcome, h.winner, h.points, h.knocker)
-                    for h in record.hands
-                ],
-            )
-            self.db.executemany(
-                "INSERT INTO faults (match_key, n, seat, bot, kind, rule, reason, retry, hand) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                [
-                    (
-                        record.key,
-                        n,
-                        f.seat,
-                        record.seats[f.seat],
-                        f.kind,
-                        f.rule,
-                        f.reason,
-                        int(f.retry),
-                        f.hand,
-                    )
-                    for n, f in enumerate(record.faults)
-                ],
-            )
+            self._insert("matches", match_row(record, session, _now()))
+            many = record.players > 2
+            for h in record.hands:
+                row = {
+                    "match_key": record.key,
+                    "hand": h.hand,
+                    "dealer": h.dealer,
+                    "outcome": h.outcome,
+                    "winner": h.winner,
+                    "points": h.points,
+                    "knocker": h.knocker,
+                    "seats": json.dumps(list(h.seats)) if many else None,
+                    "table_number": h.table if record.sides else None,
+                }
+                self._insert("hands", row)
+            for n, f in enumerate(record.faults):
+                row = {
+                    "match_key": record.key,
+                    "n": n,
+                    "seat": f.seat,
+                    "bot": record.seats[f.seat],
+                    "kind": f.kind,
+                    "rule": f.rule,
+                    "reason": f.reason,
+                    "retry": int(f.retry),
+                    "hand": f.hand,
+                }
+                self._insert("faults", row)
 
     @_sqlite_errors
     def records(self) -> list[MatchRecord]:
         """Every finished match, in order of play."""
         hands: dict[str, list[HandRow]] = {}
-        for key, *row in self.db.execute(
-            "SELECT match_key, hand, dealer, outcome, winner, points, knocker FROM hands "
-            "ORDER BY match_key, hand"
+        columns = ("match_key", "hand", "dealer", "outcome", "winner", "points", "knocker")
+        for h in self._select(
+            "hands", (*columns, "seats", "table_number"), "ORDER BY match_key, hand"
         ):
-            hands.setdefault(key, []).append(HandRow(*row))
+            seats = tuple(json.loads(h["seats"])) if h["seats"] else (0, 1)
+            row = HandRow(
+                h["hand"],
+                h["dealer"],
+                h["outcome"],
+                h["winner"],
+                h["points"],
+                h["knocker"],
+                (seats[0], seats[1]),
+                h["table_number"] or 0,
+            )
+            hands.setdefault(h["match_key"], []).append(row)
         faults: dict[str, list[FaultRow]] = {}
         for key, seat, kind, rule, reason, retry, hand in self.db.execute(
             "SELECT match_key, seat, kind, rule, reason, retry, hand FROM faults "
             "ORDER BY match_key, n"
         ):
             faults.setdefault(key, []).append(FaultRow(seat, kind, rule, reason, bool(retry), hand))
-        out: list[MatchRecord] = []
-        for row in self.db.execute(
-            "SELECT m.key, m.seat0, m.seat1, m.seed, m.deal, m.match_id, m.termination, "
-            "m.winner_seat, m.score0, m.score1, m.margin, m.hands_played, m.forfeit_seat, "
-            "m.forfeit_kind, m.forfeit_rule, m.forfeit_reason, m.decisions0, m.decisions1, "
-            "m.think_ms0, m.think_ms1, m.log_path, m.log_sha256, m.log_bytes, m.started, "
-            "m.elapsed_s, m.startup_s FROM matches m JOIN schedule s ON s.key = m.key "
-            "ORDER BY s.position"
-        ):
-            (key, s0, s1, seed, deal, match_id, term, winner, f0, f1, margin, played) = row[:12]
-            fseat, fkind, frule, freason = row[12:16]
-            d0, d1, t0, t1, log_path, sha, size, started, elapsed, startup = row[16:]
-            out.append(
-                MatchRecord(
-                    key=key,
-                    seats=(s0, s1),
-                    seed=seed,
-                    deal=deal,
-                    match_id=match_id,
-                    termination=term,
-                    winner=winner,
-                    final=(f0, f1),
-                    margin=margin,
-                    hands_played=played,
-                    forfeit=None
-                    if fkind is None
-                    else Forfeit(fseat, fkind, frule or "", freason or ""),
-                    hands=tuple(hands.get(key, ())),
-                    faults=tuple(faults.get(key, ())),
-                    decisions=(d0, d1),
-                    think_ms=(t0, t1),
-                    log_path=log_path,
-                    log_sha256=sha,
-                    log_bytes=size,
-                    started=started,
-                    elapsed_s=elapsed,
-                    startup_s=startup,
-                )
-            )
-        return out
+        keys = [r[0] for r in self.db.execute(
+            "SELECT m.key FROM matches m JOIN schedule s ON s.key = m.key ORDER BY s.position"
+        )]  # fmt: skip
+        rows = {row["key"]: row for row in self._select("matches", MATCH_COLUMNS, "")}
+        return [
+            record_of(rows[key], tuple(hands.get(key, ())), tuple(faults.get(key, ())))
+            for key in keys
+        ]
 
 
 class _Transaction:

@@ -11,6 +11,7 @@ from referee.check import output_tail
 from referee.engine.outcomes import HandOutcome, HandResult, Termination
 from referee.faults import Fault, FaultKind
 from referee.results import MatchOutcome
+from tournaments.records import MatchRecord
 from tournaments.runner import Progress, RunResult
 from tournaments.standings import BotStanding, DuplicatePairing, HeadToHead, Standings
 
@@ -78,21 +79,75 @@ def format_result_line(outcome: MatchOutcome) -> str:
     return line
 
 
+def format_group_hand_row(result: HandResult, teams: bool) -> str:
+    """One row of the hand table of three players or partnerships, in match seats: who played,
+    at which table, who dealt (with three players the dealer sits the hand out), who won."""
+    outcome = result.outcome.value
+    if result.outcome is HandOutcome.DEAD and result.dead_reason:
+        outcome = f"dead ({result.dead_reason})"
+    winner = "-" if result.winner is None else str(result.seats[result.winner])
+    played = f"{result.seats[0]} v {result.seats[1]}"
+    dealer = str(result.seats[result.dealer] if teams else 3 - sum(result.seats))
+    table = f"{result.table:>5}  " if teams else ""
+    score = "-".join(str(x) for x in result.scores_after)
+    return f"{result.number + 1:>5}  {table}{played:>6}  {dealer:>6}  {outcome:<24}  " + (
+        f"{winner:>6}  {result.points:>6}  {score:>11}"
+    )
+
+
+def format_group_result_line(outcome: MatchOutcome) -> str:
+    """``Result:`` of three players (by seat) or partnerships (by team), with the places."""
+    result = outcome.result
+    n = len(outcome.seats)
+    final = "-".join(str(x) for x in result.final)
+    how = _TERMINATION_TEXT[result.termination]
+    if result.teams:
+        unit, order = "team", "team 0-team 1"
+
+        def who(k: int) -> str:
+            return f"team {k} ({seat_name(outcome, k)} and {seat_name(outcome, k + 2)})"
+    else:
+        unit, order = "seat", "-".join(f"seat {k}" for k in range(n)).replace("-seat ", "-")
+
+        def who(k: int) -> str:
+            return f"seat {k} ({seat_name(outcome, k)})"
+
+    places = ", ".join(f"seat {k}: {place}" for k, place in enumerate(result.placings(n)))
+    if result.winner is None:
+        line = f"Result: no {unit} wins; score {final} ({order}) ({how})"
+    else:
+        line = (
+            f"Result: {who(result.winner)} wins; score {final} ({order}), margin "
+            f"{result.margin} ({how})"
+        )
+    lines = [line, f"Places: {places}"]
+    lines.extend(f"Forfeit: {fault.describe()}" for fault in forfeits(outcome))
+    return "\n".join(lines)
+
+
 def format_match_outcome(outcome: MatchOutcome) -> str:
     """The whole report that ``ginref match`` prints."""
     lines = [f"Match {outcome.match_id}: {outcome.rules.profile_name}, seed {outcome.seed}"]
+    many = len(outcome.seats) > 2
+    teams = outcome.result.teams or outcome.rules.players == 4
     for seat, info in enumerate(outcome.seats):
         shown = seat_name(outcome, seat)
         version = f" {info.version}" if info.version else ""
-        lines.append(f"  seat {seat}: {shown}{version}  [{' '.join(info.command)}]")
+        team = f" (team {seat % 2})" if teams else ""
+        lines.append(f"  seat {seat}{team}: {shown}{version}  [{' '.join(info.command)}]")
     lines.append("")
-    if outcome.hand_results:
+    if outcome.hand_results and many:
+        table = "Table  " if teams else ""
+        lines.append(f" Hand  {table} Seats  Dealer  Outcome                   Winner  Points"
+                     "        Score")  # fmt: skip
+        lines.extend(format_group_hand_row(r, teams) for r in outcome.hand_results)
+    elif outcome.hand_results:
         lines.append(" Hand  Dealer  Outcome                   Winner  Points      Score")
         lines.extend(format_hand_row(r) for r in outcome.hand_results)
     else:
         lines.append("No hand was completed.")
     lines.append("")
-    lines.append(format_result_line(outcome))
+    lines.append(format_group_result_line(outcome) if many else format_result_line(outcome))
     forfeited = forfeits(outcome)
     other = [f for f in outcome.faults if all(f is not g for g in forfeited)]
     for fault in other:
@@ -157,6 +212,7 @@ class _Column:
     cell: Callable[[BotStanding], str]
     right: bool  # aligned right (numbers)
     keep: int  # 0: always shown; then the order in which columns are given up to a narrow width
+    many: bool = False  # only with more than two players
 
 
 # In the order shown. A narrow table keeps rank, bot, points and Elo with its interval, and
@@ -165,6 +221,7 @@ _COLUMNS = (
     _Column("#", lambda s: str(s.rank), True, 0),
     _Column("Bot", lambda s: s.name, False, 0),
     _Column("Played", lambda s: str(s.matches), True, 4),
+    _Column("Won", lambda s: str(s.firsts), True, 1, many=True),
     _Column("W-D-L", lambda s: f"{s.wins}-{s.draws}-{s.losses}", True, 1),
     _Column("Points", lambda s: f"{s.points:g}", True, 0),
     _Column("%", lambda s: number_text(s.score_pct, 1), True, 3),
@@ -188,13 +245,14 @@ def _fit(text: str, width: int) -> str:
 def format_standings_table(standings: Standings, width: int | None = None) -> str:
     """The standings as a fixed-width table, one line per bot, in at most ``width`` columns
     (None: no limit, every column)."""
-    rows = [[c.cell(s) for c in _COLUMNS] for s in standings.bots]
-    widths = [max([len(c.head), *(len(r[i]) for r in rows)]) for i, c in enumerate(_COLUMNS)]
-    shown = [i for i, c in enumerate(_COLUMNS) if c.keep == 0 or widths[i] == 0]
+    columns = [c for c in _COLUMNS if standings.players > 2 or not c.many]
+    rows = [[c.cell(s) for c in columns] for s in standings.bots]
+    widths = [max([len(c.head), *(len(r[i]) for r in rows)]) for i, c in enumerate(columns)]
+    shown = [i for i, c in enumerate(columns) if c.keep == 0 or widths[i] == 0]
     if width is None:
         shown = [i for i, w in enumerate(widths) if w > 0]
     else:
-        for i in sorted(range(len(_COLUMNS)), key=lambda i: _COLUMNS[i].keep):
+        for i in sorted(range(len(columns)), key=lambda i: columns[i].keep):
             if i in shown or widths[i] == 0:
                 continue
             wanted = sorted([*shown, i])
@@ -205,11 +263,11 @@ def format_standings_table(standings: Standings, width: int | None = None) -> st
         if over > 0:
             widths[1] = max(len("Bot"), widths[1] - over)
     lines = []
-    for cells in [[c.head for c in _COLUMNS], *rows]:
+    for cells in [[c.head for c in columns], *rows]:
         parts = []
         for i in shown:
             text = _fit(cells[i], widths[i])
-            parts.append(text.rjust(widths[i]) if _COLUMNS[i].right else text.ljust(widths[i]))
+            parts.append(text.rjust(widths[i]) if columns[i].right else text.ljust(widths[i]))
         lines.append(_GAP.join(parts).rstrip())
     return "\n".join(lines)
 
@@ -298,18 +356,37 @@ def compare_intervals(d: DuplicatePairing) -> str:
     return f"paired {1 / ratio:.2f}x wider"
 
 
+MANY_PLAYERS_NOTE = {
+    3: "Three players: W-D-L and points count one result for each two opponents in a match, "
+    "a better place winning (a match gives each bot two); Won counts matches won.",
+    4: "Partnerships: W-D-L and points count one result for each two opponents in a match (a "
+    "bot and its partner share their team's place); Won counts matches its team won.",
+}
+
+
 def format_standings(standings: Standings, width: int | None = None) -> str:
-    """The whole standings report: table, head to head, duplicate pairs, rating notes; every
-    line at most ``width`` columns (None: no limit)."""
+    """The whole standings report: table, head to head, duplicate pairs, rating notes, and
+    with partnerships the teams' own; every line at most ``width`` columns (None: no limit)."""
     title = f"Standings: {standings.name}, {standings.done} of {standings.total} matches"
-    parts = [*_wrap(title, width), "", format_standings_table(standings, width), ""]
-    parts += ["Head to head (row: W-D-L)", format_crosstable(standings, width)]
+    parts = [*_wrap(title, width), "", format_standings_table(standings, width)]
+    if standings.players in MANY_PLAYERS_NOTE:
+        parts += _wrap(MANY_PLAYERS_NOTE[standings.players], width)
+    parts += ["", "Head to head (row: W-D-L)", format_crosstable(standings, width)]
     if standings.duplicate:
         parts += ["", format_duplicate(standings, width)]
+    teams = standings.teams
+    if teams is not None:
+        members = "; ".join(f"{t}: {' + '.join(b)}" for t, b in standings.team_bots.items())
+        parts += ["", *_wrap(f"Teams ({members})", width), format_standings_table(teams, width)]
+        parts += ["", "Teams head to head (row: W-D-L)", format_crosstable(teams, width)]
+        if teams.duplicate:
+            parts += ["", format_duplicate(teams, width)]
     if standings.rating_note:
         parts += ["", *_wrap(standings.rating_note, width)]
     for note in standings.rating_notes:
         parts += _wrap(f"Note: {note}", width, "  ")
+    for note in teams.rating_notes if teams is not None else ():
+        parts += _wrap(f"Note (teams): {note}", width, "  ")
     return "\n".join(parts)
 
 
@@ -330,12 +407,7 @@ def format_match_line(p: Progress, *, with_progress: bool = True) -> str:
     not a terminal)."""
     r = p.last
     assert r is not None
-    what = "no winner" if r.winner is None else f"{r.seats[r.winner]} wins"
-    forfeit = ""
-    if r.forfeit is not None:
-        who = "both" if r.forfeit.seat is None else r.seats[r.forfeit.seat]
-        forfeit = f", forfeit: {who} {r.forfeit.kind}"
-    line = f"{r.key}: {r.seats[0]} v {r.seats[1]} {r.final[0]}-{r.final[1]}, {what}{forfeit}"
+    line = f"{r.key}: {match_summary(r)}"
     if not with_progress:
         return line
     faults = "1 fault" if p.faults == 1 else f"{p.faults} faults"
@@ -343,6 +415,26 @@ def format_match_line(p: Progress, *, with_progress: bool = True) -> str:
         f"[{p.done}/{p.total}] {line}; {format_duration(p.elapsed)} elapsed, "
         f"ETA {format_duration(p.eta)}, {faults}"
     )
+
+
+def match_summary(r: MatchRecord) -> str:
+    """Who played, the score and the winner: ``a v b 104-37, a wins`` (three players
+    ``a v b v c 104-37-20``; partnerships ``x (a, c) v y (b, d) 125-80``), and a forfeit."""
+    if r.sides:
+        who = " v ".join(f"{t} ({r.seats[k]}, {r.seats[k + 2]})" for k, t in enumerate(r.sides))
+    else:
+        who = " v ".join(r.seats)
+    what = "no winner" if r.winner is None else f"{r.winner_bot} wins"
+    forfeit = ""
+    if r.forfeit is not None:
+        if r.forfeit.seats:
+            names = [r.seats[s] for s in r.forfeit.seats]
+            by = names[0] if len(names) == 1 else ", ".join(names)
+        else:
+            by = "both" if r.forfeit.seat is None else r.seats[r.forfeit.seat]
+        forfeit = f", forfeit: {by} {r.forfeit.kind}"
+    score = "-".join(str(f) for f in r.final)
+    return f"{who} {score}, {what}{forfeit}"
 
 
 def format_run_result(result: RunResult, width: int | None = None) -> str:

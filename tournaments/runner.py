@@ -132,6 +132,8 @@ class TournamentRunner:
                 # The journal takes it when the run starts, after the bots' check: a tournament
                 # whose bots could not start can be fixed and run again as a new one.
                 self._pending = build_schedule(config, deal_key(config.seed))
+            # Only now that the journal is this tournament's: an older one gets its new columns.
+            self.journal.upgrade()
         except BaseException:
             self.journal.close()
             raise
@@ -161,16 +163,15 @@ class TournamentRunner:
         self.journal.close()
 
     def _tally(self, record: MatchRecord) -> None:
+        # As the standings count: one result for each two opponents in the match.
         self.faults += len(record.faults)
-        for seat, bot in enumerate(record.seats):
-            self.games[bot] += 1
-            if record.winner is None and record.forfeit is None:
-                self.points[bot] += 0.5
-            elif record.winner == seat:
-                self.points[bot] += 1.0
+        for i, j, score in record.pairs():
+            for seat, points in ((i, score), (j, None if score is None else 1.0 - score)):
+                self.games[record.seats[seat]] += 1
+                self.points[record.seats[seat]] += points or 0.0
 
     def leader(self) -> tuple[str, float, int] | None:
-        """The bot with the most points (ties: fewer matches, then file order)."""
+        """The bot with the most points (ties: fewer results, then file order)."""
         if not any(self.games.values()):
             return None
         name = max(self.points, key=lambda n: (self.points[n], -self.games[n]))
@@ -227,7 +228,7 @@ class TournamentRunner:
 
     def to_check(self) -> list[str]:
         """The bots that still have matches to play, in the file's order."""
-        playing = {name for spec in self.remaining() for name in spec.pairing}
+        playing = {name for spec in self.remaining() for name in spec.seats}
         return [b.name for b in self.config.bots if b.name in playing]
 
     async def run(
@@ -257,6 +258,7 @@ class TournamentRunner:
                     self.config.to_dict(),
                     [b.to_dict() for b in self.config.bots],
                     self._pending,
+                    [t.to_dict() for t in self.config.team_entries],
                 )
                 self._pending = []
             return await self._play(executor, lanes, on_progress, checks)

@@ -31,9 +31,11 @@ import secrets
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
+from referee.engine.group import GroupMatch
 from referee.engine.match import Match
 from referee.engine.rules import Rules
 from tournaments.config import TournamentConfig
+from tournaments.teams import base_seating, groups, rotated
 
 _SEED_MASK = 2**63 - 1
 
@@ -42,14 +44,22 @@ _SEED_MASK = 2**63 - 1
 class MatchSpec:
     """One scheduled match."""
 
-    key: str  # "<x>.<y>.<game:03d>", unique in the tournament
+    key: str  # "<x>.<y>.<game:03d>" ("<x>.<y>.<z>.<game:03d>" for a triple), unique
     position: int  # order of play, 0-based
     round: int  # 1-based
-    pairing: tuple[str, str]  # (x, y) in the order of the bots in the file
+    # (x, y) in the order of the bots in the file; a triple of bots (three players); or two
+    # teams (partnerships), in the order of the teams in the file
+    pairing: tuple[str, ...]
     game: int  # 1-based within the pairing, across rounds
-    deal: int  # 1-based; the two matches of a duplicate pair share it
+    deal: int  # 1-based; the matches of a duplicate pair (or set) share it
     seed: int
-    seats: tuple[str, str]  # the bot in seat 0 and the bot in seat 1
+    seats: tuple[str, ...]  # the bot in each seat
+    sides: tuple[str, str] | None = None  # partnerships: the teams in seats 0, 2 and 1, 3
+
+    @property
+    def players(self) -> int:
+        """Seats at the match."""
+        return len(self.seats)
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,24 +71,20 @@ class Job:
     keep: bool  # one process per bot for all the matches
 
     @property
-    def pairing(self) -> tuple[str, str]:
-        """The pairing of the job's matches."""
+    def pairing(self) -> tuple[str, ...]:
+        """The pairing (or triple) of the job's matches."""
         return self.matches[0].pairing
 
     @property
-    def bots(self) -> tuple[str, str]:
-        """Bot A (seat 0 in the first match) and bot B."""
+    def bots(self) -> tuple[str, ...]:
+        """The bot in each seat of the first match: bot A (seat 0), bot B, ..."""
         return self.matches[0].seats
 
 
-def pairings(config: TournamentConfig) -> list[tuple[str, str]]:
-    """The pairings of one round, in the order of the bots in the file."""
-    names = [b.name for b in config.bots]
-    if config.format == "gauntlet":
-        challengers = [n for n in names if n in config.challengers]
-        field = [n for n in names if n not in config.challengers]
-        return [(c, f) for c in challengers for f in field]
-    return [(a, b) for i, a in enumerate(names) for b in names[i + 1 :]]
+def pairings(config: TournamentConfig) -> list[tuple[str, ...]]:
+    """The pairings of one round (pairs of bots or of teams, or triples of bots), in the
+    order of the file."""
+    return groups(config.players, config.entrants, config.format, config.challengers)
 
 
 def deal_key(master: int | None) -> bytes:
@@ -97,7 +103,13 @@ def _candidate(key: bytes, deal: int, attempt: int) -> int:
 
 
 def first_decider(rules: Rules, seed: int) -> int:
-    """The seat that deals first under ``rules`` and ``seed`` (or that chooses who deals)."""
+    """The seat that deals first under ``rules`` and ``seed`` (or that chooses who deals);
+    with partnerships, the side that deals first at table 0."""
+    if rules.players > 2:
+        group = GroupMatch(rules, seed)
+        if group.sitting_out is not None:
+            return group.sitting_out  # three players: the dealer sits out
+        return group.tables[0].hand.dealer
     match = Match(rules, seed)
     if match.chooser is not None:
         return match.chooser
@@ -121,6 +133,8 @@ def deal_seed(key: bytes, deal: int, rules: Rules, seat: int) -> int:
 def build_schedule(config: TournamentConfig, key: bytes) -> list[MatchSpec]:
     """Every match of the tournament in order of play: round by round, game by game."""
     rules = config.rules
+    if rules.players > 2:
+        return _group_schedule(config, key)
     rounds = config.rounds * (2 if config.format == "double-round-robin" else 1)
     pairs = pairings(config)
     seeds: dict[int, int] = {}
@@ -153,12 +167,57 @@ def build_schedule(config: TournamentConfig, key: bytes) -> list[MatchSpec]:
     return specs
 
 
+def _group_schedule(config: TournamentConfig, key: bytes) -> list[MatchSpec]:
+    """Three players or partnerships: each of a group's ``matches`` per round is a set of
+    seatings (a triple's three rotations, two teams' two sides), played one after the other;
+    game k seats the bots of the base seating k seats on, so with partnerships every bot sits in
+    each seat of its team's in four games.
+    The first dealer's seat (three players) or the side dealing first at table 0 (partnerships)
+    is the same throughout a set and moves on from set to set, so within a set every bot (team)
+    deals first once; with ``duplicate`` the set shares one deal."""
+    rules = config.rules
+    players = rules.players
+    rounds = config.rounds * (2 if config.format == "double-round-robin" else 1)
+    turns = 3 if players == 3 else 2
+    seeds: dict[int, int] = {}
+    specs: list[MatchSpec] = []
+    for r in range(rounds):
+        for g in range(config.matches):
+            at = r * config.matches + g  # 0-based set of the group
+            for turn in range(turns):
+                k = at * turns + turn  # 0-based game of the group
+                deal = at if config.duplicate else k
+                if deal not in seeds:
+                    seeds[deal] = deal_seed(key, deal + 1, rules, at % turns)
+                for group in pairings(config):
+                    # Game k is the base seating moved k seats on, as a kept series moves it.
+                    seats = rotated(base_seating(players, group, config.team_entries), k)
+                    sides = None
+                    if players == 4:
+                        sides = (group[k % 2], group[1 - k % 2])
+                    specs.append(
+                        MatchSpec(
+                            key=".".join(group) + f".{k + 1:03d}",
+                            position=len(specs),
+                            round=r + 1,
+                            pairing=group,
+                            game=k + 1,
+                            deal=deal + 1,
+                            seed=seeds[deal],
+                            seats=seats,
+                            sides=sides,
+                        )
+                    )
+    return specs
+
+
 def alternating_runs(specs: Sequence[MatchSpec]) -> list[list[MatchSpec]]:
-    """Split one pairing's matches (in order) into runs whose seats alternate match by match."""
+    """Split one pairing's matches (in order) into runs whose seats move on match by match as
+    a series moves them (two players: they alternate; more: every bot one seat on)."""
     runs: list[list[MatchSpec]] = []
     for spec in specs:
         last = runs[-1][-1] if runs else None
-        if last is not None and spec.seats == (last.seats[1], last.seats[0]):
+        if last is not None and spec.seats == rotated(last.seats, 1):
             runs[-1].append(spec)
         else:
             runs.append([spec])
@@ -166,8 +225,8 @@ def alternating_runs(specs: Sequence[MatchSpec]) -> list[list[MatchSpec]]:
 
 
 def _series_job(run: Sequence[MatchSpec]) -> Job:
-    x, y = run[0].pairing
-    return Job(f"{x}.{y}/m{run[0].game:03d}-{run[-1].game:03d}", tuple(run), True)
+    group = ".".join(run[0].pairing)
+    return Job(f"{group}/m{run[0].game:03d}-{run[-1].game:03d}", tuple(run), True)
 
 
 def make_jobs(specs: Iterable[MatchSpec], keep: bool, lanes: int = 1) -> list[Job]:
@@ -176,8 +235,8 @@ def make_jobs(specs: Iterable[MatchSpec], keep: bool, lanes: int = 1) -> list[Jo
     ``lanes``, the longest series are halved until every lane has one (or each is one match)."""
     specs = list(specs)
     if not keep:
-        return [Job(f"{s.pairing[0]}.{s.pairing[1]}/m{s.game:03d}", (s,), False) for s in specs]
-    groups: dict[tuple[int, tuple[str, str]], list[MatchSpec]] = {}
+        return [Job(f"{'.'.join(s.pairing)}/m{s.game:03d}", (s,), False) for s in specs]
+    groups: dict[tuple[int, tuple[str, ...]], list[MatchSpec]] = {}
     for spec in specs:
         groups.setdefault((spec.round, spec.pairing), []).append(spec)
     runs: list[list[MatchSpec]] = []

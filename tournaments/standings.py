@@ -17,6 +17,7 @@ connected, say): that is a loss for both, no point, and it is left out of the ra
 from __future__ import annotations
 
 import csv
+import dataclasses
 import io
 import json
 import math
@@ -29,10 +30,12 @@ from typing import Any
 from tournaments.journal import Journal, JournalError, open_journal
 from tournaments.ratings import fit_ratings
 from tournaments.records import MatchRecord
+from tournaments.teams import TeamEntry
 
 STANDINGS_CSV = "standings.csv"
 STANDINGS_JSON = "standings.json"
 CROSSTABLE_CSV = "crosstable.csv"
+TEAMS_CSV = "teams.csv"  # partnerships: one row per team
 FAULT_KINDS = (
     "illegal_action",
     "malformed_action",
@@ -71,14 +74,16 @@ class BotStanding:
     undercuts: int = 0  # hands won by undercutting the knocker
     knocks: int = 0  # hands won by a knock
     forfeits: int = 0  # matches lost by this bot's fault
+    games: int = 0  # results: one a match with two players, one per opponent with more
+    firsts: int = 0  # matches won (with partnerships: by its team)
     faults: dict[str, int] = field(default_factory=dict)
     decisions: int = 0
     think_ms: float = 0.0
 
     @property
     def score_pct(self) -> float | None:
-        """Points as a percentage of matches."""
-        return None if not self.matches else 100.0 * self.points / self.matches
+        """Points as a percentage of results (of matches, with two players)."""
+        return None if not self.games else 100.0 * self.points / self.games
 
     @property
     def mean_think_ms(self) -> float | None:
@@ -161,6 +166,9 @@ class Standings:
     total: int
     rating_note: str
     rating_notes: tuple[str, ...] = ()  # what to know about particular ratings, in words
+    players: int = 2  # seats at each match
+    teams: Standings | None = None  # partnerships: the teams' standings, teams as players
+    team_bots: dict[str, tuple[str, str]] = field(default_factory=dict)  # team -> its bots
 
 
 def _blank_faults() -> dict[str, int]:
@@ -175,61 +183,38 @@ def compute_standings(
     *,
     duplicate: bool = False,
     ratings: bool = True,
+    teams: Sequence[TeamEntry] = (),
+    players: int | None = None,
 ) -> Standings:
-    """Standings of ``bots`` (file order) from finished matches."""
+    """Standings of ``bots`` (file order) from finished matches of ``players`` seats (default:
+    as many as the matches have); with ``teams`` (partnerships) the teams' standings too, in
+    :attr:`Standings.teams`."""
     records = list(records)
+    players = players or max((r.players for r in records), default=4 if teams else 2)
     table = {b: BotStanding(b, faults=_blank_faults()) for b in bots}
     h2h = {(a, b): HeadToHead(a, b) for a in bots for b in bots if a != b}
+    rated: list[tuple[str, str, float]] = []
     for r in records:
+        for i, j, score in r.pairs():
+            a, b = r.seats[i], r.seats[j]
+            rated += [] if score is None else [(a, b, score)]
+            for bot, other, mine in ((a, b, score), (b, a, None if score is None else 1 - score)):
+                s, h = table[bot], h2h[(bot, other)]
+                s.games += 1
+                if mine is None or mine == 0.0:
+                    s.losses, h.losses = s.losses + 1, h.losses + 1
+                elif mine == 1.0:
+                    s.wins, h.wins = s.wins + 1, h.wins + 1
+                else:
+                    s.draws, h.draws = s.draws + 1, h.draws + 1
+                s.points += mine or 0.0
         for seat, bot in enumerate(r.seats):
-            s = table[bot]
-            other = r.seats[1 - seat]
-            s.matches += 1
-            h = h2h[(bot, other)]
-            if r.winner is None and r.forfeit is not None:
-                s.losses += 1  # both seats forfeited: a loss for each, no point
-                h.losses += 1
-            elif r.winner is None:
-                s.draws += 1
-                s.points += 0.5
-                h.draws += 1
-            elif r.winner == seat:
-                s.wins += 1
-                s.points += 1
-                h.wins += 1
-            else:
-                s.losses += 1
-                h.losses += 1
-            s.score_for += r.final[seat]
-            s.score_against += r.final[1 - seat]
-            if r.forfeit is not None and r.forfeit.charged(seat):
-                s.forfeits += 1
-            s.decisions += r.decisions[seat]
-            s.think_ms += r.think_ms[seat]
-            for hand in r.hands:
-                s.hands += 1
-                if hand.winner == seat:
-                    s.hands_won += 1
-                    s.hand_points_for += hand.points
-                    if hand.outcome in ("gin", "big_gin"):
-                        s.gins += 1
-                    if hand.outcome == "big_gin":
-                        s.big_gins += 1
-                    if hand.outcome == "undercut":
-                        s.undercuts += 1
-                    if hand.outcome == "knock":
-                        s.knocks += 1
-                elif hand.winner is not None:
-                    s.hand_points_against += hand.points
-            for fault in r.faults:
-                if fault.seat == seat:
-                    s.faults[fault.kind] = s.faults.get(fault.kind, 0) + 1
+            _tally_seat(table[bot], r, seat, first=r.seats.index(bot) == seat)
     note = ""
     notes: tuple[str, ...] = ()
     if ratings:
         try:
-            rated = [r for r in records if not (r.winner is None and r.forfeit is not None)]
-            fit = fit_ratings(bots, [(r.seats[0], r.seats[1], _score0(r)) for r in rated])
+            fit = fit_ratings(bots, rated)
             fitted, notes = fit.elo, fit.notes
         except Exception as exc:  # a fit that fails must not cost the standings
             fitted, note = {}, f"ratings unavailable: {type(exc).__name__}: {exc}"
@@ -240,14 +225,97 @@ def compute_standings(
                 "Elo: Bradley-Terry maximum likelihood (statsmodels GLM), one virtual draw per "
                 "pairing, mean 0, 95% Wald intervals"
             )
+            if players > 2:
+                note += (
+                    "; each match counts once for every two opponents in it (a better place is "
+                    "a win), and those results are not independent, so the intervals are "
+                    "narrower than the matches justify"
+                )
     ranked = sorted(
         table.values(),
         key=lambda s: (-s.points, -(s.elo if s.elo is not None else -1e9), bots.index(s.name)),
     )
     for i, s in enumerate(ranked, start=1):
         s.rank = i
-    dup = duplicate_pairings(records) if duplicate else []
-    return Standings(name, ranked, h2h, dup, len(records), total, note, notes)
+    dup = duplicate_pairings(records) if duplicate and players == 2 else []
+    out = Standings(name, ranked, h2h, dup, len(records), total, note, notes, players)
+    if teams:
+        sides = [team_view(r) for r in records if r.sides]
+        names = [t.name for t in teams]
+        out.teams = compute_standings(
+            name, names, sides, total, duplicate=duplicate, ratings=ratings
+        )
+        out.team_bots = {t.name: t.bots for t in teams}
+    return out
+
+
+def _tally_seat(s: BotStanding, r: MatchRecord, seat: int, *, first: bool) -> None:
+    """What ``seat`` of ``r`` adds to its bot's figures other than its results. A bot in two
+    seats (a team of one bot twice) counts the match once, from its ``first`` seat, and adds
+    up its hands, faults, decisions and time over both."""
+    if first:
+        s.matches += 1
+        side = r.side_of(seat)
+        if r.winner is not None and r.winner == side:
+            s.firsts += 1
+        s.score_for += r.final[side]
+        s.score_against += max(f for k, f in enumerate(r.final) if k != side)
+        if r.forfeit is not None and any(
+            r.forfeit.charged(k) for k, bot in enumerate(r.seats) if bot == r.seats[seat]
+        ):
+            s.forfeits += 1
+    s.decisions += r.decisions[seat]
+    s.think_ms += r.think_ms[seat]
+    for hand in r.hands:
+        mine = hand.hand_seat(seat)
+        if mine is None:
+            continue  # sat out (three players) or played at the other table
+        s.hands += 1
+        if hand.winner == mine:
+            s.hands_won += 1
+            s.hand_points_for += hand.points
+            if hand.outcome in ("gin", "big_gin"):
+                s.gins += 1
+            if hand.outcome == "big_gin":
+                s.big_gins += 1
+            if hand.outcome == "undercut":
+                s.undercuts += 1
+            if hand.outcome == "knock":
+                s.knocks += 1
+        elif hand.winner is not None:
+            s.hand_points_against += hand.points
+    for fault in r.faults:
+        if fault.seat == seat:
+            s.faults[fault.kind] = s.faults.get(fault.kind, 0) + 1
+
+
+def team_view(r: MatchRecord) -> MatchRecord:
+    """A partnership match as a match of two teams, each team in the seat of its side: its
+    hands seen from the teams, its faults charged to them, its decisions and time summed."""
+    assert r.sides is not None
+
+    def side(seat: int) -> int:
+        return seat % 2
+
+    forfeit = r.forfeit
+    if forfeit is not None:
+        charged = sorted({side(s) for s in range(r.players) if forfeit.charged(s)})
+        forfeit = dataclasses.replace(
+            forfeit, seat=charged[0] if len(charged) == 1 else None, seats=()
+        )
+    return dataclasses.replace(
+        r,
+        seats=r.sides,
+        hands=tuple(
+            dataclasses.replace(h, seats=(side(h.seats[0]), side(h.seats[1]))) for h in r.hands
+        ),
+        faults=tuple(dataclasses.replace(f, seat=side(f.seat)) for f in r.faults),
+        forfeit=forfeit,
+        decisions=tuple(sum(r.decisions[k::2]) for k in (0, 1)),
+        think_ms=tuple(round(sum(r.think_ms[k::2]), 3) for k in (0, 1)),
+        placings=tuple(r.placings[:2]),
+        sides=None,
+    )
 
 
 def _score0(record: MatchRecord) -> float:
@@ -355,6 +423,8 @@ _COLUMNS = (
     "faults",
     "decisions",
     "mean_think_ms",
+    "games",
+    "firsts",
 )
 
 
@@ -398,8 +468,18 @@ def crosstable_csv(standings: Standings) -> str:
 
 
 def standings_json(standings: Standings) -> str:
-    """``standings.json``: everything, for programs."""
-    data = {
+    """``standings.json``: everything, for programs (with partnerships, the teams' too)."""
+    return json.dumps(_json_data(standings), indent=2) + "\n"
+
+
+def _json_data(standings: Standings) -> dict[str, Any]:
+    teams: dict[str, Any] = {}
+    if standings.teams is not None:
+        teams["teams"] = {
+            **_json_data(standings.teams),
+            "members": {name: list(bots) for name, bots in standings.team_bots.items()},
+        }
+    return {
         "tournament": standings.name,
         "matches_done": standings.done,
         "matches_total": standings.total,
@@ -425,8 +505,9 @@ def standings_json(standings: Standings) -> str:
             }
             for d in standings.duplicate
         ],
+        "players": standings.players,
+        **teams,
     }
-    return json.dumps(data, indent=2) + "\n"
 
 
 def write_standings(directory: Path, standings: Standings) -> list[Path]:
@@ -436,6 +517,8 @@ def write_standings(directory: Path, standings: Standings) -> list[Path]:
         CROSSTABLE_CSV: crosstable_csv(standings),
         STANDINGS_JSON: standings_json(standings),
     }
+    if standings.teams is not None:
+        files[TEAMS_CSV] = standings_csv(standings.teams)
     paths = []
     for name, text in files.items():
         path = directory / name
@@ -457,6 +540,10 @@ def journal_standings(journal: Journal, *, ratings: bool = True) -> Standings:
         len(journal.schedule()),
         duplicate=bool(identity.get("duplicate")),
         ratings=ratings,
+        players=int(identity.get("rules", {}).get("players", 2)),
+        teams=[
+            TeamEntry(t["name"], (t["bots"][0], t["bots"][1])) for t in identity.get("teams", ())
+        ],
     )
 
 
