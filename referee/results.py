@@ -75,7 +75,8 @@ class MatchOutcome:
 
 @dataclass(frozen=True, slots=True)
 class SeriesOutcome:
-    """The matches of a series, in order; ``bots[i]`` played seat ``seats[k][i]`` of match k."""
+    """The matches of a series, in order; ``seats[k][s]`` is the bot that played seat ``s`` of
+    match k."""
 
     matches: tuple[MatchOutcome, ...]
     seats: tuple[tuple[int, ...], ...]
