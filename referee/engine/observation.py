@@ -154,9 +154,10 @@ def observe_seat(match: Match | GroupMatch, seat: int) -> Observation:
     """Match seat ``seat``'s observation of a match of any size (§10).
 
     In a group match a seat sees its own table's hand as a two-player hand, from its hand seat,
-    and nothing of the other table's or (sitting out, R10.1) of the hand in play but what was
-    public when it was dealt: the upcard, the stock size and the knock limit. Everyone sees the
-    scores.
+    and nothing of the other table's hand. A seat that sits out (R10.1) sees no card of the hand
+    in play, not even the upcard: only its number, who plays it, the stock size and the knock
+    limit. Everyone sees the scores, and the match's rules (a table plays its hand as a one-hand
+    two-player match, whose rules are not the ones the seat plays under).
     """
     if isinstance(match, Match):
         return observe(match, seat)
@@ -182,7 +183,7 @@ def observe_seat(match: Match | GroupMatch, seat: int) -> Observation:
             discard_pile=(),
             stock_size=h.stock_size,
             knock_limit=h.knock_limit,
-            upcard=h.upcard,
+            upcard=None,
             opponent_known=(),
             opponent_hand_size=0,
             taken=None,
@@ -210,6 +211,7 @@ def observe_seat(match: Match | GroupMatch, seat: int) -> Observation:
         last = next((r for r in reversed(match.hand_results) if r.table == table.number), None)
     return replace(
         own,
+        rules=match.rules,
         legal_actions=own.legal_actions if match.to_act == seat else (),
         scores=_by_hand_seat(points, table.seats, match.teams),
         hands_won=_by_hand_seat(won, table.seats, match.teams),
