@@ -12,6 +12,7 @@ from dataclasses import dataclass, replace
 
 from referee.engine.actions import Action
 from referee.engine.cards import Card, cards_of
+from referee.engine.errors import EngineError
 from referee.engine.group import GroupMatch
 from referee.engine.match import Match
 from referee.engine.outcomes import Event, HandResult, KnockInfo, Phase
@@ -161,6 +162,9 @@ def observe_seat(match: Match | GroupMatch, seat: int) -> Observation:
     """
     if isinstance(match, Match):
         return observe(match, seat)
+    if not 0 <= seat < match.players:
+        # Any other number would read as a seat sitting out (or at no table) and be answered.
+        raise EngineError(f"seat {seat} is not a seat of this {match.players}-player match")
     points, won, extra = match.scores, match.hands_won, match.extra_boxes
     totals = tuple(zip(points, won, extra, strict=True))
     group = {

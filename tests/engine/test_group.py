@@ -583,3 +583,10 @@ def test_a_seat_is_told_its_table_and_team_scores() -> None:
     assert obs.team_scores == ((37, 1, 0), (0, 0, 0)) and obs.player_scores == ()
     assert obs.scores == (37, 0)
     assert obs.last_hand is not None and obs.last_hand.table == 0
+
+
+@pytest.mark.parametrize(("players", "seat"), [(3, 3), (4, 4), (4, -1)])
+def test_only_a_seat_of_the_match_is_observed(players: int, seat: int) -> None:
+    g = GroupMatch(Rules.profile("standard", players=players), 2)
+    with pytest.raises(EngineError, match=f"seat {seat} is not a seat"):
+        observe_seat(g, seat)
