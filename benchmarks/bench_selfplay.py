@@ -11,6 +11,9 @@ Every engine plays uniformly random legal actions from a fresh deal until the ha
 - RLCard, environment level (for reference): ``rlcard.make("gin-rummy")`` with two
   ``RandomAgent``s and ``env.run()``, which also encodes a 5x52 observation every step.
 - ginref: :func:`ginref_random_hands` (our engine, ``referee.engine.match.Match``).
+- ginref with three players and with partnerships: :func:`ginref_group_random_hands`
+  (``referee.engine.group.GroupMatch``, every hand a two-player hand at a table); its
+  "ours/this" is the two-player engine's rate over the group match's, the cost of the seating.
 
 Medians over ``--rounds`` rounds of ``--hands`` hands each; round ``k`` uses seed ``seed + k``.
 Run: ``.venv/bin/python benchmarks/bench_selfplay.py [--hands N] [--rounds R] [--seed S]``.
@@ -24,6 +27,7 @@ import random
 import statistics
 import time
 from collections.abc import Callable, Sequence
+from functools import partial
 from importlib.metadata import version
 
 import numpy as np
@@ -53,6 +57,29 @@ def ginref_random_hands(n: int, seed: int) -> None:
     match_seed = seed
     while done < n:
         match = Match(rules, match_seed)
+        match_seed += 1
+        while match.result is None and done + len(match.hand_results) < n:
+            match.apply(choice(match.legal_actions()))
+        done += len(match.hand_results)
+
+
+def ginref_group_random_hands(n: int, seed: int, players: int) -> None:
+    """As :func:`ginref_random_hands`, with ``players`` 3 (R10.1) or 4 (R10.2).
+
+    ``GroupMatch`` under ``standard`` with ``players`` set, the same random policy over
+    ``GroupMatch.legal_actions()``; finished hands are counted by ``len(match.hand_results)``
+    (with partnerships both hands of a round count once the round is over).
+    """
+    from referee.engine.group import GroupMatch
+    from referee.engine.rules import Rules
+
+    rules = Rules.profile("standard", players=players)
+    rng = random.Random(seed)
+    choice = rng.choice
+    done = 0
+    match_seed = seed
+    while done < n:
+        match = GroupMatch(rules, match_seed)
         match_seed += 1
         while match.result is None and done + len(match.hand_results) < n:
             match.apply(choice(match.legal_actions()))
@@ -140,6 +167,8 @@ def main(argv: Sequence[str] | None = None) -> None:
         ("OpenSpiel", "pyspiel state, from Python", openspiel_random_hands),
         ("RLCard", "GinRummyGame.step (engine)", rlcard_game_random_hands),
         ("RLCard env", "env.run + RandomAgent", rlcard_env_random_hands),
+        ("ginref 3p", "GroupMatch, three players", partial(ginref_group_random_hands, players=3)),
+        ("ginref 4p", "GroupMatch, partnerships", partial(ginref_group_random_hands, players=4)),
     ]
     for _, _, play in engines:
         play(2, seed)  # warm-up (imports, tables) outside the timing

@@ -118,6 +118,10 @@ class GroupMatch:
     ) -> None:
         if rules.players not in (3, 4):
             raise EngineError(f"a group match needs 3 or 4 players, not {rules.players}")
+        # A seat with three players, a side (hand seat) with four.
+        if first_dealer is not None and first_dealer not in range(2 if rules.players == 4 else 3):
+            what = "a side, 0 or 1" if rules.players == 4 else "a seat, 0 to 2"
+            raise EngineError(f"the first dealer must be {what}, not {first_dealer}")
         self.rules = rules
         self.players = rules.players
         self.seed = seed
@@ -303,6 +307,11 @@ class GroupMatch:
         if self.result is not None:
             raise EngineError("the match is already over")
         seats = tuple(sorted(set(seats)))
+        if not seats or not all(0 <= s < self.players for s in seats):
+            raise EngineError(
+                f"a forfeit names one or more seats of the match (0 to {self.players - 1}), "
+                f"not {list(seats)}"
+            )
         winner: int | None = None
         if self.teams:
             teams = {s % 2 for s in seats}

@@ -12,6 +12,7 @@ from dataclasses import dataclass, replace
 
 from referee.engine.actions import Action
 from referee.engine.cards import Card, cards_of
+from referee.engine.errors import EngineError
 from referee.engine.group import GroupMatch
 from referee.engine.match import Match
 from referee.engine.outcomes import Event, HandResult, KnockInfo, Phase
@@ -154,12 +155,16 @@ def observe_seat(match: Match | GroupMatch, seat: int) -> Observation:
     """Match seat ``seat``'s observation of a match of any size (§10).
 
     In a group match a seat sees its own table's hand as a two-player hand, from its hand seat,
-    and nothing of the other table's or (sitting out, R10.1) of the hand in play but what was
-    public when it was dealt: the upcard, the stock size and the knock limit. Everyone sees the
-    scores.
+    and nothing of the other table's hand. A seat that sits out (R10.1) sees no card of the hand
+    in play, not even the upcard: only its number, who plays it, the stock size and the knock
+    limit. Everyone sees the scores, and the match's rules (a table plays its hand as a one-hand
+    two-player match, whose rules are not the ones the seat plays under).
     """
     if isinstance(match, Match):
         return observe(match, seat)
+    if not 0 <= seat < match.players:
+        # Any other number would read as a seat sitting out (or at no table) and be answered.
+        raise EngineError(f"seat {seat} is not a seat of this {match.players}-player match")
     points, won, extra = match.scores, match.hands_won, match.extra_boxes
     totals = tuple(zip(points, won, extra, strict=True))
     group = {
@@ -182,7 +187,7 @@ def observe_seat(match: Match | GroupMatch, seat: int) -> Observation:
             discard_pile=(),
             stock_size=h.stock_size,
             knock_limit=h.knock_limit,
-            upcard=h.upcard,
+            upcard=None,
             opponent_known=(),
             opponent_hand_size=0,
             taken=None,
@@ -206,10 +211,11 @@ def observe_seat(match: Match | GroupMatch, seat: int) -> Observation:
     hand_seat = table.hand_seat(seat)
     assert hand_seat is not None
     own = observe(table.play, hand_seat)
-    if match.teams:  # the last hand at this seat's table
-        last = next((r for r in reversed(match.hand_results) if r.table == table.number), None)
+    if match.teams:  # the last hand this seat played (seats 1 and 3 change tables every round)
+        last = next((r for r in reversed(match.hand_results) if seat in r.seats), None)
     return replace(
         own,
+        rules=match.rules,
         legal_actions=own.legal_actions if match.to_act == seat else (),
         scores=_by_hand_seat(points, table.seats, match.teams),
         hands_won=_by_hand_seat(won, table.seats, match.teams),

@@ -19,10 +19,12 @@ from referee.engine.actions import (
     Pass,
 )
 from referee.engine.cards import card_str
+from referee.engine.group import GroupMatch
 from referee.engine.outcomes import HandOutcome, MatchResult, Phase, Termination
 from referee.engine.rules import Rules
 from referee.engine.scoring import final_terms, settle_game
 from referee.errors import IllegalActionError, RulesError
+from tests.support.group_scenario import dead, decks, knock, play_hands
 from tests.support.scenario import (
     DEALER,
     NON_DEALER,
@@ -653,7 +655,79 @@ def test_e17c_the_final_score_term_by_term_adds_up(
     assert game.final == (sum(p for _, p in winner_terms), sum(p for _, p in loser_terms))
 
 
-# --- E18, E19: three and four players are a later format -----------------------------------------
+# --- E18: partnership scoring (R10.2) ------------------------------------------------------------
+# A and C are team X (seats 0 and 2), B and D team Y (seats 1 and 3). Each round plays a hand at
+# table 0 (A's) and table 1 (C's); `knock(role, n)` is a hand its `role` wins by n points.
+
+A, B, C, D = 0, 1, 2, 3
+X, Y = 0, 1
+
+
+def test_e18_partnership_scoring() -> None:
+    rounds = [
+        # 1: A beats B by 15, C beats D by 22 (seat 1 deals first at both tables: B and D).
+        (knock("non_dealer", 15), knock("non_dealer", 22)),
+        # 2: opponents swapped, A and C deal: A beats D by 12, B beats C by 30.
+        (knock("dealer", 12), knock("non_dealer", 30)),
+        # 3: both winners score 20, one in each team.
+        (knock("non_dealer", 20), knock("dealer", 20)),
+        # 4: a dead hand at table 0; C beats B by 9 at table 1.
+        (dead(), knock("dealer", 9)),
+    ]
+    g = GroupMatch(
+        Rules.profile("standard", players=4),
+        seed=18,
+        decks=decks([d for pair in rounds for d in pair]),
+        first_dealer=1,
+    )
+    for pair in rounds:
+        play_hands(g, *pair)
+    r1, r2, r3, r4 = g.round_results
+    assert [(h.seats, h.table) for h in g.hand_results] == [
+        ((A, B), 0), ((C, D), 1), ((A, D), 0), ((C, B), 1),
+        ((A, B), 0), ((C, D), 1), ((A, D), 0), ((C, B), 1),
+    ]  # fmt: skip
+    winners = [h.match_seat(h.winner) for h in g.hand_results]
+    assert winners == [A, C, A, B, A, D, None, C]
+    assert [h.points for h in g.hand_results] == [15, 22, 12, 30, 20, 20, 0, 9]
+    assert (r1.won, r1.winner, r1.points, r1.scores_after) == ((37, 0), X, 37, (37, 0))
+    assert (r2.won, r2.winner, r2.points, r2.scores_after) == ((12, 30), Y, 18, (37, 18))
+    assert (r3.won, r3.winner, r3.points, r3.scores_after) == ((20, 20), None, 0, (37, 18))
+    # A dead hand at one table counts 0 for that table (Referee decision).
+    assert g.hand_results[6].outcome is HandOutcome.DEAD
+    assert (r4.won, r4.winner, r4.points, r4.scores_after) == ((9, 0), X, 9, (46, 18))
+    assert g.scores == (46, 18)
+    assert g.hands_won == (2, 1)  # rounds scored
+    assert g.result is None  # 125 is far off
+
+
+# --- E19: three-player rotation (R10.1) ----------------------------------------------------------
+
+P1, P2, P3 = 0, 1, 2
+
+
+def test_e19_three_player_rotation() -> None:
+    g = GroupMatch(
+        Rules.profile("standard", players=3),
+        seed=19,
+        decks=decks([knock("dealer", 14), dead(), dead()]),
+        first_dealer=P1,
+    )
+    # P1 deals to P2 and P3 and sits out.
+    assert g.sitting_out == P1 and g.tables[0].seats == (P2, P3)
+    play_hands(g, knock("dealer", 14))  # P3 wins
+    first = g.hand_results[-1]
+    assert first.match_seat(first.winner) == P3
+    assert g.scores == (0, 0, 14)
+    # P2, the loser, deals the next hand, played between P3 (winner) and P1 (previous dealer).
+    assert g.sitting_out == P2 and g.tables[0].seats == (P3, P1)
+    seats = g.tables[0].seats
+    play_hands(g, dead())
+    assert g.hand_results[-1].outcome is HandOutcome.DEAD
+    # The hand was dead: P2 deals again to the same pair.
+    assert g.sitting_out == P2 and g.tables[0].seats == seats
+    assert g.scores == (0, 0, 14)
+    assert [h.number for h in g.hand_results] == [0, 1]
 
 
 # --- E20: eleven-card start ----------------------------------------------------------------------

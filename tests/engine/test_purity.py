@@ -2,12 +2,12 @@
 
 A fresh interpreter (``-I``: no environment, no user site; ``-B``: no bytecode writing) records
 audit events (PEP 578) from before the first ``referee`` import, imports every module of
-:mod:`referee.engine`, then plays a whole random match under every profile through the engine
-alone. The only ``open`` events allowed are the import system reading the engine's and the
-standard library's own modules; the modules loaded must be the engine's and the standard
-library's, none of those that do I/O or concurrency. The baseline is what that same interpreter
-had loaded before the hook went in, so nothing the interpreter loads by itself is blamed on the
-engine.
+:mod:`referee.engine`, then plays a whole random match under every profile, and a three-player
+and a partnership match, through the engine alone. The only ``open`` events allowed are the
+import system reading the engine's and the standard library's own modules; the modules loaded
+must be the engine's and the standard library's, none of those that do I/O or concurrency. The
+baseline is what that same interpreter had loaded before the hook went in, so nothing the
+interpreter loads by itself is blamed on the engine.
 """
 
 from __future__ import annotations
@@ -119,6 +119,22 @@ for rules in configs:
     twin = match.copy()
     assert twin.fingerprint() == match.fingerprint()
     finished.append((rules.profile_name, match.result is not None, len(match.hand_results)))
+# Three players and partnerships (R10.1, R10.2), every seat's view built at every step.
+from referee.engine.group import GroupMatch
+from referee.engine.observation import observe_seat
+
+for rules in (Rules.profile("pagat", players=3), Rules.profile("pagat", players=4)):
+    players = rules.players
+    group = GroupMatch(rules, rng.randrange(1 << 32))
+    for _ in range(100_000):
+        if group.result is not None:
+            break
+        views = [observe_seat(group, seat) for seat in range(players)]
+        legal = views[group.to_act].legal_actions
+        knocks = [a for a in legal if isinstance(a, Knock | BigGin)]
+        group.apply(knocks[0] if knocks else rng.choice(legal))
+    assert group.copy().fingerprint() == group.fingerprint()
+    finished.append((f"pagat/{players}", group.result is not None, len(group.hand_results)))
 
 phase[0] = "done"
 # What the engine loaded, on import or later while playing.

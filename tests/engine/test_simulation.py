@@ -7,6 +7,11 @@ lower its deadwood (so hands are scored and matches reach their target). Every m
 fixed-seed RNG, seeded like the match, so a reported failure replays exactly. A broken invariant
 is recorded with the seed and the step, the match is abandoned, and the run goes on, so one bug
 does not hide another.
+
+Three players (R10.1) and partnerships (R10.2) are simulated the same way under every profile
+that plays a match: each hand is checked as a two-player hand, and each deal against §10 (who
+sits out, who deals at each table), each score against the hand or round just ended, and the
+end of the game against A.4 with the shutout counted once per shut-out seat.
 """
 
 from __future__ import annotations
@@ -28,6 +33,7 @@ from referee.engine.actions import (
     Knock,
 )
 from referee.engine.cards import cards_of, mask_of
+from referee.engine.group import GroupMatch, Table
 from referee.engine.hand import Hand
 from referee.engine.match import Match
 from referee.engine.melds import (
@@ -250,18 +256,31 @@ def check_match_end(match: Match, rules: Rules) -> None:
 
 
 def settlement(
-    rules: Rules, winner: int, points: tuple[int, ...], won: tuple[int, ...]
-) -> tuple[int, int]:
-    """A.4 final scores (no extra boxes: none of the simulated rule sets has them)."""
-    loser = 1 - winner
-    shutout = points[loser] == 0
-    hand_points = points[winner] * (2 if shutout and rules.shutout == "hand_points_doubled" else 1)
-    bonus = rules.game_bonus * (2 if shutout and rules.shutout == "game_bonus_doubled" else 1)
-    final_w = hand_points + bonus + rules.box_bonus * won[winner]
-    if shutout and rules.shutout == "total_doubled":
-        final_w *= 2
-    final_l = points[loser] + rules.box_bonus * won[loser]
-    return (final_w, final_l) if winner == 0 else (final_l, final_w)
+    rules: Rules,
+    winner: int,
+    points: tuple[int, ...],
+    won: tuple[int, ...],
+    extra: tuple[int, ...] | None = None,
+) -> tuple[int, ...]:
+    """A.4 final scores of two seats, three (R10.1) or two teams (R10.2).
+
+    The shutout applies once for each other seat with no hand points (R10.1).
+    """
+    extra = extra or (0,) * len(points)
+    shut = sum(1 for seat, p in enumerate(points) if seat != winner and p == 0)
+    out = []
+    for seat, p in enumerate(points):
+        boxes = (
+            0 if rules.boxes_count_toward_target else rules.box_bonus * (won[seat] + extra[seat])
+        )
+        if seat != winner:
+            out.append(p + boxes)
+            continue
+        hand_points = p * (1 + shut) if rules.shutout == "hand_points_doubled" else p
+        bonus = rules.game_bonus * (1 + shut if rules.shutout == "game_bonus_doubled" else 1)
+        total = hand_points + bonus + boxes
+        out.append(total * (1 + shut) if rules.shutout == "total_doubled" else total)
+    return tuple(out)
 
 
 # --- The simulation ---------------------------------------------------------------------------
@@ -346,6 +365,142 @@ def simulate(profile: str) -> Run:
         play_match(rules, seed, random.Random(seed), policy, run)
         i += 1
     return run
+
+
+# --- Three players and partnerships (§10) ------------------------------------------------------
+
+GROUP_HANDS = 400  # per match profile and number of players: 5 x 2 x 400 = 4,000 hands
+MAX_GROUP_HANDS = 40  # a partnership game to 125 takes many rounds of small differences
+GROUP_VARIANTS: tuple[dict[str, object], ...] = (
+    {},
+    {"discard_taken_card": "allowed_gra"},
+    {"wall_rule": "fiftieth_card_pagat"},
+    {"wall_rule": "fiftieth_card_gamecolony"},
+    {"defender_play": "declared"},
+    {"big_gin_bonus": 31},
+    {"undercut_on_tie": "off"},
+    {"dealer_rotation": "winner_deals"},
+    {"boxes_count_toward_target": "on", "box_bonus": 10},
+    {"oklahoma_extra_boxes": "on"},
+    {"shutout": "total_doubled", "game_bonus": 100, "target": 50},
+)
+MATCH_PROFILES = [p for p in PROFILES if Rules.profile(p).scope == "match"]
+
+
+def check_group_hand(g: GroupMatch, table: Table, result: HandResult, hand: Hand) -> None:
+    """A hand of a group match is a two-player hand; its result says who played it where."""
+    check_result(result, hand, g.rules)
+    check(result.seats == table.seats and result.table == table.number, "hand's seats, table")
+    check(result.number == hand.number, "hand number")
+
+
+def check_next_deal(g: GroupMatch, before: list[Table], rules: Rules) -> None:
+    """Who plays and deals next: R10.1 (the loser deals), R10.2 (per table, R2.6, R2.7)."""
+    if g.result is not None:
+        return
+    if g.teams:
+        r = g.round
+        away = (1, 3) if r % 2 == 0 else (3, 1)
+        check([t.seats for t in g.tables] == [(0, away[0]), (2, away[1])], "table pairs")
+        for old, new in zip(before, g.tables, strict=True):
+            assert old.result is not None
+            want = expected_dealer(rules, old.result.dealer, old.result.winner)
+            check(
+                new.hand.dealer == want, f"table {old.number}: dealer {new.hand.dealer} != {want}"
+            )
+        return
+    (old,) = before
+    assert old.result is not None
+    winner = old.result.match_seat(old.result.winner)
+    dealer = 3 - sum(old.seats)
+    if winner is not None:  # the loser deals, to the winner and the previous dealer
+        dealer = old.seats[1 - old.seats.index(winner)]
+    check(g.sitting_out == dealer, f"seat {g.sitting_out} deals, not {dealer}")
+    check(g.tables[0].seats == ((dealer + 1) % 3, (dealer + 2) % 3), "hand seats")
+
+
+def check_group_end(g: GroupMatch, rules: Rules) -> None:
+    result = g.result
+    assert result is not None
+    check(result.termination is Termination.TARGET, f"termination {result.termination}")
+    assert result.winner is not None
+    scores = g.scores
+    check(scores[result.winner] >= rules.target, f"winner has {scores} < {rules.target}")
+    check(sum(p >= rules.target for p in scores) == 1, f"two reached the target: {scores}")
+    want = settlement(rules, result.winner, scores, g.hands_won, g.extra_boxes)
+    check(result.final == want, f"final {result.final}, A.4 gives {want}")
+
+
+def play_group(rules: Rules, seed: int, rng: random.Random, policy: Policy, run: Run) -> None:
+    """Play one group match (or its first MAX_GROUP_HANDS hands), checking every step."""
+    g = GroupMatch(rules, seed)
+    step = 0
+    cap = MAX_HANDS_PER_MATCH if policy is uniform else MAX_GROUP_HANDS
+    try:
+        while g.result is None and len(g.hand_results) < cap:
+            table = g.table
+            check_step(table.play, rules)
+            check(g.to_act in table.seats, f"seat {g.to_act} acts at table {table.seats}")
+            before = list(g.tables)
+            hands = [t.hand for t in before]
+            scores = g.scores
+            rounds = len(g.round_results)
+            g.apply(policy(table.play, g.legal_actions(), rng))
+            step += 1
+            check(all(b >= a for a, b in zip(scores, g.scores, strict=True)), "scores fell")
+            dealt = any(a is not b for a, b in zip(before, g.tables, strict=True))
+            if not dealt and g.result is None:
+                continue
+            # A hand (three players) or a round (partnerships) just ended.
+            for t, hand in zip(before, hands, strict=True):
+                assert t.result is not None
+                run.hands += 1
+                outcome = t.result.outcome.value
+                run.outcomes[outcome] = run.outcomes.get(outcome, 0) + 1
+                check_group_hand(g, t, t.result, hand)
+            gained = [b - a for a, b in zip(scores, g.scores, strict=True)]
+            box = rules.box_bonus if rules.boxes_count_toward_target else 0
+            if g.teams:
+                (r,) = g.round_results[rounds:]
+                expected = [r.points + box if t == r.winner else 0 for t in (0, 1)]
+            else:
+                last = g.hand_results[-1]
+                w = last.match_seat(last.winner)
+                credit = last.points + box * (1 + last.extra_boxes)
+                expected = [credit if s == w else 0 for s in range(3)]
+            check(gained == expected, f"scores grew by {gained}, not {expected}")
+            check_next_deal(g, before, rules)
+        run.matches += 1
+        if g.result is not None:
+            check_group_end(g, rules)
+            run.finished += 1
+    except Exception as exc:  # a broken invariant, or an engine error on a legal action
+        where = f"{rules.profile_name} {_overrides(rules)}"
+        run.problems.append(f"{where} {policy.__name__} seed={seed} step={step}: {exc!r}")
+
+
+@pytest.mark.parametrize("players", [3, 4])
+@pytest.mark.parametrize("profile", MATCH_PROFILES)
+def test_group_random_play(profile: str, players: int) -> None:
+    configs = []
+    for overrides in GROUP_VARIANTS:
+        try:
+            configs.append(Rules.profile(profile, players=players, **overrides))
+        except RulesError:
+            continue
+    rng = random.Random(zlib.crc32(f"{profile}/{players}".encode()))
+    run = Run()
+    i = 0
+    while run.hands < GROUP_HANDS:
+        rules = configs[i // len(POLICIES) % len(configs)]
+        policy = POLICIES[i % len(POLICIES)]
+        seed = rng.getrandbits(64)
+        play_group(rules, seed, random.Random(seed), policy, run)
+        i += 1
+    if run.problems:
+        pytest.fail(f"{len(run.problems)} broken invariants:\n" + "\n".join(run.problems[:10]))
+    assert run.outcomes.get("knock", 0) + run.outcomes.get("gin", 0) > 0, run.outcomes
+    assert run.finished > 0
 
 
 def test_enough_hands() -> None:
