@@ -52,8 +52,8 @@ function commitment(seed, salt) {
  * the seed and salt, and every hand this bot was dealt must be the one the seed gives.
  * `hands` holds each HandStart this bot received; `seat` is MatchStart.seat. With three or
  * four players (`players` > 2) the bot's seat in a hand is that HandStart's hand_seat, which
- * is not its match seat, and -1 when it sits out (R10.1): it is dealt nothing then, but the
- * upcard it is shown is still the deck's.
+ * is not its match seat, and -1 when it sits out (R10.1): it is shown no card of that hand,
+ * so there is nothing of it to check.
  */
 function checkDeal(commit, seed, salt, hands, seat, elevenCard, players = 2) {
   if (!commit || commit.length === 0) return null; // a referee that does not commit
@@ -64,8 +64,9 @@ function checkDeal(commit, seed, salt, hands, seat, elevenCard, players = 2) {
     const deck = handDeck(seed, start.hand_number - 1);
     const dealt = elevenCard ? 21 : 20;
     const handSeat = players > 2 ? start.hand_seat : seat;
+    if (handSeat < 0) continue; // sitting out: no card was shown
     const mine = [];
-    for (let p = 0; p < dealt && handSeat >= 0; p += 1) {
+    for (let p = 0; p < dealt; p += 1) {
       const toNonDealer = p % 2 === 0;
       if (toNonDealer === (handSeat !== start.dealer)) mine.push(deck[p]);
     }
