@@ -273,7 +273,7 @@ def test_group_walk_invariants(case: tuple[Rules, int, bool, list[int]]) -> None
 
 
 @pytest.mark.slow
-@settings(WALK, max_examples=40)
+@settings(WALK, max_examples=15)
 @given(group_walks())
 def test_group_illegal_actions_rejected(case: tuple[Rules, int, bool, list[int]]) -> None:
     """R11.1: anything outside the legal set is refused, names a rule, and changes nothing."""
