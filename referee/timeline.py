@@ -23,7 +23,7 @@ import os
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Generic, Protocol, TypeVar
 
 from referee.engine.actions import Action, action_from_dict
 from referee.engine.cards import Card, parse_card
@@ -69,18 +69,28 @@ class Step:
         return seat if isinstance(seat, int) and not isinstance(seat, bool) else None
 
 
-@dataclass(slots=True)
-class Timeline:
-    """A replayed log: its steps, and where (if anywhere) the engine could not follow it."""
+class _StepLike(Protocol):
+    @property
+    def line(self) -> int: ...
+    @property
+    def kind(self) -> str: ...
+    @property
+    def record(self) -> dict[str, Any]: ...
 
+
+S = TypeVar("S", bound=_StepLike)
+
+
+class LogWalk(Generic[S]):
+    """What every replayed log answers, whatever its number of players: its header, its steps
+    by line and by hand, and its seats' labels (:class:`Timeline`, and the replays' walk of
+    three- and four-player logs)."""
+
+    __slots__ = ()
     log: ReplayLog
-    rules: Rules
-    seed: int
-    steps: list[Step] = field(default_factory=list)
-    stopped: tuple[int, str] | None = None  # (line, why) of the record the engine refused
-    decks: dict[int, list[Card]] = field(default_factory=dict)  # by line of the deal record
-    # label()'s answers: a replay's text names a seat for nearly every record.
-    _labels: dict[int, str] = field(default_factory=dict, init=False, repr=False, compare=False)
+    steps: list[S]
+    stopped: tuple[int, str] | None
+    _labels: dict[int, str]
 
     @property
     def header(self) -> dict[str, Any]:
@@ -99,7 +109,7 @@ class Timeline:
         """The line number of the last record."""
         return self.log.records[-1][0] if self.log.records else 0
 
-    def step_at(self, line: int) -> Step | None:
+    def step_at(self, line: int) -> S | None:
         """The step of the record on ``line``, if there is one."""
         for step in self.steps:
             if step.line == line:
@@ -131,9 +141,23 @@ class Timeline:
         self._labels[seat] = label
         return label
 
-    def deal_step(self, hand: int) -> Step | None:
+    def deal_step(self, hand: int) -> S | None:
         """The ``deal`` step of a 1-based hand number."""
         return next((s for s in self.steps if s.kind == "deal" and s.record["hand"] == hand), None)
+
+
+@dataclass(slots=True)
+class Timeline(LogWalk[Step]):
+    """A replayed log: its steps, and where (if anywhere) the engine could not follow it."""
+
+    log: ReplayLog
+    rules: Rules
+    seed: int
+    steps: list[Step] = field(default_factory=list)
+    stopped: tuple[int, str] | None = None  # (line, why) of the record the engine refused
+    decks: dict[int, list[Card]] = field(default_factory=dict)  # by line of the deal record
+    # label()'s answers: a replay's text names a seat for nearly every record.
+    _labels: dict[int, str] = field(default_factory=dict, init=False, repr=False, compare=False)
 
 
 @contextmanager

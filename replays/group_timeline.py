@@ -27,7 +27,7 @@ from referee.engine.outcomes import HandResult, RoundResult
 from referee.engine.rules import Rules
 from referee.errors import CardError, GinRefError, ReplayLogError
 from referee.replay_log import ReplayError, ReplayLog, describe_problem, read_text_log
-from referee.timeline import Timeline, build_timeline, collector_paused
+from referee.timeline import LogWalk, Timeline, build_timeline, collector_paused
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,7 +70,7 @@ class GroupStep:
 
 
 @dataclass(slots=True)
-class GroupTimeline:
+class GroupTimeline(LogWalk[GroupStep]):
     """A replayed 3- or 4-player log: its steps, and where the engine could not follow it."""
 
     log: ReplayLog
@@ -90,55 +90,6 @@ class GroupTimeline:
     def teams(self) -> bool:
         """Whether this is a partnership match (R10.2)."""
         return self.rules.players == 4
-
-    @property
-    def header(self) -> dict[str, Any]:
-        """The header record."""
-        header = self.log.header
-        assert header is not None
-        return header
-
-    @property
-    def complete(self) -> bool:
-        """Whether the log ends with its match result and the engine followed it to there."""
-        return self.stopped is None and any(s.kind == "match_result" for s in self.steps)
-
-    @property
-    def last_line(self) -> int:
-        """The line number of the last record."""
-        return self.log.records[-1][0] if self.log.records else 0
-
-    def step_at(self, line: int) -> GroupStep | None:
-        """The step of the record on ``line``, if there is one."""
-        return next((s for s in self.steps if s.line == line), None)
-
-    def hands(self) -> list[int]:
-        """The numbers of the hands dealt in the log."""
-        return [s.record["hand"] for s in self.steps if s.kind == "deal"]
-
-    def require_hand(self, hand: int, option: str, path: str) -> None:
-        """Raise :class:`ReplayError` unless the log deals hand ``hand`` (1-based)."""
-        if hand not in self.hands():
-            dealt = self.hands()
-            span = f"hands 1 to {dealt[-1]}" if dealt else "no hand"
-            raise ReplayError(path, 0, f"{option} {hand}: the log has {span}")
-
-    def deal_step(self, hand: int) -> GroupStep | None:
-        """The ``deal`` step of a 1-based hand number."""
-        return next((s for s in self.steps if s.kind == "deal" and s.record["hand"] == hand), None)
-
-    def label(self, seat: int) -> str:
-        """A seat's label from the header (``greedy_bot``), or ``seat N``."""
-        known = self._labels.get(seat)
-        if known is not None:
-            return known
-        label = f"seat {seat}"
-        for bot in self.header.get("bots", []):
-            if isinstance(bot, dict) and bot.get("seat") == seat and bot.get("label"):
-                label = str(bot["label"])
-                break
-        self._labels[seat] = label
-        return label
 
     def team_of(self, seat: int) -> int:
         """The seat's team (R10.2: team 0 is seats 0 and 2, team 1 seats 1 and 3)."""
