@@ -43,6 +43,7 @@ from grpc_reflection.v1alpha import reflection  # type: ignore[import-untyped]
 from referee.bots.limits import DEFAULT_MESSAGE, GRPC_HARD_LIMIT
 from referee.errors import ConfigError
 from referee.faults import CONDUCT_RULE
+from referee.tls import TlsFiles
 from referee.transport import BotLink, InvalidMessage, parse_bot_message
 from referee.version import REFEREE_VERSION
 from referee.wire import PROTOCOL_VERSION
@@ -91,7 +92,8 @@ class SeatTicket:
 
 class RefereeServer:
     """The referee's listeners: ``host:port`` (port 0: an ephemeral port, see :attr:`address`)
-    for bots started unsandboxed or by hand, and one Unix socket per sandboxed seat.
+    for bots started unsandboxed, by hand or remotely (over TLS with ``tls``, and then only
+    over TLS), and one Unix socket per sandboxed seat.
 
     Every listener refuses connections beyond ``max_connections`` (a bot cannot take the
     referee's file descriptors), ends a connection that has not said Hello within
@@ -108,8 +110,10 @@ class RefereeServer:
         max_message_bytes: int = DEFAULT_MESSAGE,
         max_connections: int = DEFAULT_MAX_CONNECTIONS,
         tcp: bool = True,
+        tls: TlsFiles | None = None,
     ) -> None:
         self._host = host
+        self.tls = tls
         self._port = port
         self._hello_timeout = hello_timeout
         self.max_message_bytes = max_message_bytes
@@ -167,8 +171,13 @@ class RefereeServer:
         reflection.enable_server_reflection(
             (SERVICE_NAME, health.SERVICE_NAME, reflection.SERVICE_NAME), server
         )
+        where = f"{self._host}:{self._port}"
         try:
-            self.port = server.add_insecure_port(f"{self._host}:{self._port}")
+            if self.tls is None:
+                self.port = server.add_insecure_port(where)
+            else:
+                # No plain-text port at all: a client without TLS fails its handshake.
+                self.port = server.add_secure_port(where, self.tls.credentials())
         except RuntimeError as exc:
             raise ConfigError(f"cannot listen on {self._host}:{self._port}: {exc}") from None
         if self.port == 0:

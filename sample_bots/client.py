@@ -17,6 +17,15 @@ informational; may be absent when a bot is started by hand). The bot opens one `
 stream, sends ``Hello``, answers every ``DecisionRequest`` with one ``ActionReply`` and returns
 when the referee ends the stream (a series of matches may share it).
 
+A bot on its entrant's machine that joins a hosted referee (``ginref serve``) is started by
+hand with ``GINREF_ADDRESS`` (the referee's host:port), ``GINREF_TOKEN`` (the bot's token from
+the organiser) and ``GINREF_CA_CERT`` (the PEM file of the CA that signed the referee's
+certificate: the connection then uses TLS and trusts that CA alone); with mutual TLS also
+``GINREF_CLIENT_CERT`` and ``GINREF_CLIENT_KEY`` (the bot's certificate and key, PEM).
+``GINREF_SERVER_NAME`` checks the referee's certificate against that name instead of the
+address's host, and ``GINREF_MATCHES`` (default 1) plays that many matches at once, one stream
+each (``Hello.concurrent_matches``).
+
 Exit codes of :func:`run_bot`: 0 the referee ended the stream normally; 1 the connection failed,
 the stream ended with an error status, or ``decide`` raised; 2 the launch environment is missing
 or malformed; 130 interrupted.
@@ -69,6 +78,13 @@ __all__ = [
 ENV_ADDRESS = "GINREF_ADDRESS"
 ENV_TOKEN = "GINREF_TOKEN"
 ENV_SEAT = "GINREF_SEAT"
+ENV_CA_CERT = "GINREF_CA_CERT"
+ENV_CLIENT_CERT = "GINREF_CLIENT_CERT"
+ENV_CLIENT_KEY = "GINREF_CLIENT_KEY"
+ENV_SERVER_NAME = "GINREF_SERVER_NAME"
+ENV_MATCHES = "GINREF_MATCHES"
+# More streams than this is surely a typo; a referee caps them anyway.
+MAX_STREAMS = 64
 
 EXIT_OK = 0
 EXIT_ERROR = 1
@@ -95,6 +111,46 @@ class BotConfig:
     address: str
     token: str
     seat: int | None = None  # informational: the seat comes in MatchStart
+    # TLS (a hosted referee): the CA to trust, and the bot's own certificate for mutual TLS.
+    ca_cert: str | None = None
+    client_cert: str | None = None
+    client_key: str | None = None
+    server_name: str | None = None
+    matches: int = 1  # matches at once, one stream each
+
+    def credentials(self) -> Any:
+        """gRPC channel credentials for TLS (None: plain text), the files read now."""
+        if self.ca_cert is None:
+            return None
+        files: dict[str, bytes | None] = {}
+        for what, path in (
+            ("ca", self.ca_cert),
+            ("cert", self.client_cert),
+            ("key", self.client_key),
+        ):
+            if path is None:
+                files[what] = None
+                continue
+            try:
+                with open(path, "rb") as handle:
+                    files[what] = handle.read()
+            except OSError as exc:
+                raise ConfigError(f"cannot read {path!r}: {exc.strerror or exc}") from None
+        return grpc.ssl_channel_credentials(
+            root_certificates=files["ca"],
+            private_key=files["key"],
+            certificate_chain=files["cert"],
+        )
+
+    def channel(self) -> Any:
+        """A channel to the referee: TLS when a CA is given, else plain text."""
+        creds = self.credentials()
+        if creds is None:
+            return grpc.insecure_channel(self.address)
+        options = []
+        if self.server_name:
+            options.append(("grpc.ssl_target_name_override", self.server_name))
+        return grpc.secure_channel(self.address, creds, options=options)
 
 
 def config_from_env(environ: Mapping[str, str] | None = None) -> BotConfig:
@@ -113,7 +169,36 @@ def config_from_env(environ: Mapping[str, str] | None = None) -> BotConfig:
         if seat_text not in ("0", "1", "2", "3"):
             raise ConfigError(f"{ENV_SEAT}={seat_text!r}: expected 0, 1, 2 or 3")
         seat = int(seat_text)
-    return BotConfig(address=env[ENV_ADDRESS].strip(), token=env[ENV_TOKEN].strip(), seat=seat)
+
+    def path(name: str) -> str | None:
+        return env.get(name, "").strip() or None
+
+    ca_cert, client_cert, client_key = (
+        path(ENV_CA_CERT),
+        path(ENV_CLIENT_CERT),
+        path(ENV_CLIENT_KEY),
+    )
+    if (client_cert is None) != (client_key is None):
+        raise ConfigError(
+            f"{ENV_CLIENT_CERT} and {ENV_CLIENT_KEY} go together: set both or neither"
+        )
+    if client_cert is not None and ca_cert is None:
+        raise ConfigError(f"{ENV_CLIENT_CERT} needs {ENV_CA_CERT}: a client certificate is for TLS")
+    matches_text = env.get(ENV_MATCHES, "").strip() or "1"
+    if not matches_text.isdigit() or not 1 <= int(matches_text) <= MAX_STREAMS:
+        raise ConfigError(
+            f"{ENV_MATCHES}={matches_text!r}: expected a whole number, 1 to {MAX_STREAMS}"
+        )
+    return BotConfig(
+        address=env[ENV_ADDRESS].strip(),
+        token=env[ENV_TOKEN].strip(),
+        seat=seat,
+        ca_cert=ca_cert,
+        client_cert=client_cert,
+        client_key=client_key,
+        server_name=path(ENV_SERVER_NAME),
+        matches=int(matches_text),
+    )
 
 
 # --- Cards: wire strings <-> engine ints -------------------------------------------------------
@@ -337,18 +422,49 @@ def run_bot(
             print(f"{name}: {exc}", file=sys.stderr)
             return EXIT_CONFIG
     hello = pb.Hello(
-        token=config.token, bot_name=name, bot_version=version, protocol_version=PROTOCOL_VERSION
+        token=config.token,
+        bot_name=name,
+        bot_version=version,
+        protocol_version=PROTOCOL_VERSION,
+        concurrent_matches=config.matches if config.matches > 1 else 0,
     )
-    channel = grpc.insecure_channel(config.address)
     try:
-        return play(
-            channel,
-            decide,
-            hello,
-            on_message=on_message,
-            max_matches=max_matches,
-            connect_timeout=connect_timeout,
-        )
+        channel = config.channel()
+    except ConfigError as exc:
+        print(f"{name}: {exc}", file=sys.stderr)
+        return EXIT_CONFIG
+    try:
+        if config.matches == 1:
+            return play(
+                channel,
+                decide,
+                hello,
+                on_message=on_message,
+                max_matches=max_matches,
+                connect_timeout=connect_timeout,
+            )
+        # One stream per match at once, over one channel; ``decide`` and ``on_message`` are
+        # then called from as many threads.
+        codes: list[int] = []
+
+        def stream() -> None:
+            codes.append(
+                play(
+                    channel,
+                    decide,
+                    hello,
+                    on_message=on_message,
+                    max_matches=max_matches,
+                    connect_timeout=connect_timeout,
+                )
+            )
+
+        threads = [threading.Thread(target=stream, daemon=True) for _ in range(config.matches)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        return max(codes, default=EXIT_ERROR)
     finally:
         channel.close()
 

@@ -136,16 +136,18 @@ class RefereeMessage(_message.Message):
     def __init__(self, welcome: _Optional[_Union[Welcome, _Mapping]] = ..., match_start: _Optional[_Union[MatchStart, _Mapping]] = ..., hand_start: _Optional[_Union[HandStart, _Mapping]] = ..., decision_request: _Optional[_Union[DecisionRequest, _Mapping]] = ..., event: _Optional[_Union[GameEvent, _Mapping]] = ..., hand_end: _Optional[_Union[HandEnd, _Mapping]] = ..., match_end: _Optional[_Union[MatchEnd, _Mapping]] = ..., fault: _Optional[_Union[Fault, _Mapping]] = ...) -> None: ...
 
 class Hello(_message.Message):
-    __slots__ = ("token", "bot_name", "bot_version", "protocol_version")
+    __slots__ = ("token", "bot_name", "bot_version", "protocol_version", "concurrent_matches")
     TOKEN_FIELD_NUMBER: _ClassVar[int]
     BOT_NAME_FIELD_NUMBER: _ClassVar[int]
     BOT_VERSION_FIELD_NUMBER: _ClassVar[int]
     PROTOCOL_VERSION_FIELD_NUMBER: _ClassVar[int]
+    CONCURRENT_MATCHES_FIELD_NUMBER: _ClassVar[int]
     token: str
     bot_name: str
     bot_version: str
     protocol_version: int
-    def __init__(self, token: _Optional[str] = ..., bot_name: _Optional[str] = ..., bot_version: _Optional[str] = ..., protocol_version: _Optional[int] = ...) -> None: ...
+    concurrent_matches: int
+    def __init__(self, token: _Optional[str] = ..., bot_name: _Optional[str] = ..., bot_version: _Optional[str] = ..., protocol_version: _Optional[int] = ..., concurrent_matches: _Optional[int] = ...) -> None: ...
 
 class Welcome(_message.Message):
     __slots__ = ("protocol_version", "referee_version", "bot_name")
