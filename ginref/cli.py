@@ -20,6 +20,7 @@ from ginref.options import confine, referee_options
 from ginref.replay_commands import replay_command, verify_command
 from ginref.report_command import report_command
 from ginref.rules_command import rules_command
+from ginref.serve_command import serve_command, tokens_group
 from ginref.tournament_command import (
     EXIT_NOT_CONNECTED,
     standings_command,
@@ -151,6 +152,8 @@ main.add_command(replay_command)
 main.add_command(verify_command)
 main.add_command(report_command)
 main.add_command(rules_command)
+main.add_command(serve_command)
+main.add_command(tokens_group)
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -9,7 +9,10 @@ connected; 130 when the run was stopped (Ctrl-C, SIGTERM) before the end.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import sys
+from collections.abc import Callable
+from contextlib import AbstractAsyncContextManager
 from pathlib import Path
 
 import click
@@ -17,16 +20,18 @@ from rich.console import Console
 
 from ginref.options import confine, referee_options, report_width
 from ginref.report_command import write_report
+from referee.bots.confine import Confinement
 from referee.engine.rules import PROFILES
 from referee.errors import GinRefError
-from tournaments.config import FORMATS, PROCESSES, load_default, load_file
+from tournaments.config import FORMATS, PROCESSES, TournamentConfig, load_default, load_file
+from tournaments.executor import Executor
 from tournaments.live import Interrupts, run_live
 from tournaments.report import (
     format_not_connected,
     format_run_result,
     format_standings,
 )
-from tournaments.runner import BotCheckError, RunStopped, TournamentRunner
+from tournaments.runner import BotCheckError, RunResult, RunStopped, TournamentRunner
 from tournaments.standings import (
     journal_standings,
     load_standings,
@@ -172,10 +177,28 @@ def tournament_command(
         config = config.with_options(
             fields, sandbox=sandbox, limits=limit_items, assignments=assignments
         )
-        bots = [b.spec() for b in config.bots]
+        bots = [b.spec() for b in config.local_bots]
         confinement = confine(config.sandbox, [config.out_dir, Path(config.source)], bots)
     except GinRefError as exc:
         raise click.ClickException(str(exc)) from None
+    play_and_report(config, confinement, progress, quiet)
+
+
+# Makes the executor of a run (None: local processes), given the runner and the confinement.
+MakeExecutor = Callable[[TournamentRunner, Confinement], Executor]
+# Runs beside the tournament (a live page, say): started before the first match, stopped after.
+Beside = Callable[[TournamentRunner, Executor | None], AbstractAsyncContextManager[None]]
+
+
+def play_and_report(
+    config: TournamentConfig,
+    confinement: Confinement,
+    progress: bool | None,
+    quiet: bool,
+    make_executor: MakeExecutor | None = None,
+    beside: Beside | None = None,
+) -> None:
+    """Run (or resume) the tournament, print and write its standings, exit as documented."""
     try:
         runner = TournamentRunner(config)
     except GinRefError as exc:
@@ -184,14 +207,24 @@ def tournament_command(
     live = (sys.stdout.isatty() if progress is None else progress) and not quiet
     mode = "live" if live else ("lines" if not quiet and progress is None else "quiet")
     width = report_width()
+
+    async def run(interrupts: Interrupts) -> RunResult:
+        executor = None if make_executor is None else make_executor(runner, confinement)
+        with_it = beside(runner, executor) if beside else contextlib.nullcontext()
+        async with with_it:
+            return await run_live(
+                runner,
+                confinement,
+                interrupts=interrupts,
+                mode=mode,
+                console=Console(),
+                executor=executor,
+            )
+
     try:
         with Interrupts() as interrupts:
             try:
-                result = asyncio.run(
-                    run_live(
-                        runner, confinement, interrupts=interrupts, mode=mode, console=Console()
-                    )
-                )
+                result = asyncio.run(run(interrupts))
             except BotCheckError as exc:
                 for line in str(exc).splitlines():
                     click.echo(f"Error: {line}", err=True)

@@ -33,10 +33,12 @@ from referee.engine.rules import Rules
 from referee.errors import ConfigError
 from referee.faults import CONDUCT_RULE, Fault, FaultKind
 from referee.link import Player, exited_callback
+from referee.lobby import Lobby, RemoteHandle, RemoteSeat
 from referee.options import RefereeOptions
 from referee.results import MatchOutcome, MatchPlan, SeriesOutcome
 from referee.server import RefereeServer, SeatTicket
 from referee.session import OnFinished, OnSend, Session
+from referee.transport import BotLink
 
 # Where the time a bot has to connect is set, named in the fault of a bot that took longer.
 CONNECT_TIMEOUT_OPTION = "--connect-timeout, or connect_timeout in a tournament file's [time]"
@@ -54,6 +56,16 @@ class _Bot:
     player: Player
 
 
+@dataclass(slots=True)
+class _Remote:
+    """A remote bot of a series: its lobby name, its stand-in process, the session's view."""
+
+    seat: RemoteSeat
+    handle: RemoteHandle
+    player: Player
+    link: BotLink | None = None  # the stream taken from the lobby
+
+
 def new_match_id() -> str:
     """A match id: UTC time and 48 random bits; nothing in it comes from the match's seed."""
     stamp = _dt.datetime.now(_dt.UTC).strftime("%Y%m%d-%H%M%S")
@@ -61,7 +73,7 @@ def new_match_id() -> str:
 
 
 async def run_series_async(
-    bots: Sequence[BotSpec],
+    bots: Sequence[BotSpec | RemoteSeat],
     rules: Rules,
     seeds: Sequence[int],
     out_dir: str | os.PathLike[str],
@@ -74,6 +86,7 @@ async def run_series_async(
     on_match_finished: OnFinished | None = None,
     confinement: Confinement | None = None,
     keep_going: Callable[[], bool] | None = None,
+    lobby: Lobby | None = None,
 ) -> SeriesOutcome:
     """Launch both bots once and play one match per seed between them, one after another.
 
@@ -87,6 +100,10 @@ async def run_series_async(
     match. Bots are confined as ``confinement`` says (default: one made from
     ``options.sandbox``, protecting ``out_dir``). Only a bad option, or a sandbox the machine
     cannot build, raises (:class:`ConfigError`); bot faults are in the outcome.
+
+    A :class:`~referee.lobby.RemoteSeat` among ``bots`` is a remote bot: it is not launched,
+    but one of its streams is taken from ``lobby`` (waiting up to the seat's ``wait`` while it
+    has none open; then it forfeits) and handed back there after the series.
     """
     options = (options or RefereeOptions()).validate()
     if not seeds:
@@ -119,7 +136,11 @@ async def run_series_async(
         shift = k if swap_seats else 0
         order = tuple((seat + shift) % n for seat in range(n))
         plans.append(MatchPlan(match_id, k + 1, seed, order, out / f"{match_id}.jsonl"))
+    if lobby is None and any(isinstance(b, RemoteSeat) for b in bots):
+        raise ConfigError("a remote bot plays only on a hosted referee (ginref serve)")
     launched: list[_Bot] = []
+    remotes: list[_Remote] = []
+    players: list[Player] = []
     outcomes: list[MatchOutcome] = []
     session: Session | None = None
 
@@ -128,7 +149,6 @@ async def run_series_async(
             session.log_rejected(None, code, reason)
 
     def new_session(plan: MatchPlan) -> Session:
-        players = [b.player for b in launched]
         made = Session(
             plan, rules, players, options, len(seeds), on_send, on_finished=on_match_finished
         )
@@ -146,6 +166,16 @@ async def run_series_async(
             if bot.player.link is not None:
                 bot.player.link.close()
             server.revoke(bot.ticket)
+        for remote in remotes:
+            link = remote.link
+            if link is None:
+                continue
+            if cut or lobby is None:
+                link.close()  # cut in the middle of a match: the bot may connect again
+            else:
+                player = remote.player
+                lobby.release(remote.seat.name, link, player.next_id, player.abandoned)
+            remote.link = None
         grace = 0.0 if cut else options.exit_grace
         cause = "the series was cut short" if cut else None
         await asyncio.gather(
@@ -160,13 +190,30 @@ async def run_series_async(
         stem = first.log_path.name.removesuffix(".jsonl")
         for index, spec in enumerate(bots):
             seat = first.bots_by_seat.index(index)
-            ticket = server.issue_ticket(f"seat {seat} of match {first.match_id}")
             output = out / f"{stem}.seat{seat}.{spec.name}.log"
-            process = BotProcess(spec, output, options.limits, confinement)
-            player = Player(index, spec.name, spec.command, process)
-            launched.append(_Bot(spec, process, ticket, player))
+            if isinstance(spec, RemoteSeat):
+                handle = RemoteHandle(output)
+                player = Player(index, spec.name, (), handle)
+                remotes.append(_Remote(spec, handle, player))
+            else:
+                ticket = server.issue_ticket(f"seat {seat} of match {first.match_id}")
+                process = BotProcess(spec, output, options.limits, confinement)
+                player = Player(index, spec.name, spec.command, process)
+                launched.append(_Bot(spec, process, ticket, player))
+            players.append(player)
         session = new_session(first)
-        await _launch_and_connect(launched, first, server, options, lambda: session)
+
+        def now_playing() -> Session | None:
+            return session
+
+        await asyncio.gather(
+            _launch_and_connect(launched, first, server, options, lambda: session),
+            *(
+                _take_from_lobby([r for r in remotes if r.seat.name == name], lobby, now_playing)
+                for name in {r.seat.name for r in remotes}
+                if lobby is not None
+            ),
+        )
         for k, plan in enumerate(plans):
             if k > 0:
                 if keep_going is not None and not keep_going():
@@ -191,6 +238,43 @@ async def run_series_async(
         if own_confinement:
             confinement.close()
     return SeriesOutcome(tuple(outcomes), tuple(p.bots_by_seat for p in plans[: len(outcomes)]))
+
+
+async def _take_from_lobby(
+    seats: Sequence[_Remote], lobby: Lobby, current: Callable[[], Session | None]
+) -> None:
+    """Give each remote seat of one bot one of its idle streams, or its absence as a fault.
+
+    One after another: a bot that plays itself needs a stream per seat, and while it holds
+    fewer than that it counts as absent (its streams held here will not come back).
+    """
+    for held, remote in enumerate(seats):
+        await _take_one(remote, lobby, current, held)
+
+
+async def _take_one(
+    remote: _Remote, lobby: Lobby, current: Callable[[], Session | None], held: int
+) -> None:
+    conn, name, wait = remote.player, remote.seat.name, remote.seat.wait
+    remote.handle.note(f"remote bot {name}: waiting for one of its streams")
+    taken = await lobby.acquire(name, wait, held)
+    if taken is None:
+        remote.handle.note(f"remote bot {name}: absent for {wait:g} s")
+        conn.gone = Fault(
+            0,
+            FaultKind.NOT_CONNECTED,
+            CONDUCT_RULE,
+            f"the remote bot was not connected within {wait:g} s of its match being due "
+            f"(absent_wait in the tournament file's [serve], or --absent-wait)",
+        )
+        return
+    link, conn.next_id, conn.abandoned = taken
+    remote.link = link
+    conn.attach(link)
+    remote.handle.note(f"remote bot {name}: playing on its stream from {link.peer}")
+    session = current()
+    if session is not None:
+        session.log_connected(conn)
 
 
 async def launch(process: BotProcess, ticket: SeatTicket, server: RefereeServer, seat: int) -> None:

@@ -43,6 +43,7 @@ from grpc_reflection.v1alpha import reflection  # type: ignore[import-untyped]
 from referee.bots.limits import DEFAULT_MESSAGE, GRPC_HARD_LIMIT
 from referee.errors import ConfigError
 from referee.faults import CONDUCT_RULE
+from referee.lobby import Lobby
 from referee.tls import TlsFiles
 from referee.transport import BotLink, InvalidMessage, parse_bot_message
 from referee.version import REFEREE_VERSION
@@ -111,9 +112,11 @@ class RefereeServer:
         max_connections: int = DEFAULT_MAX_CONNECTIONS,
         tcp: bool = True,
         tls: TlsFiles | None = None,
+        lobby: Lobby | None = None,
     ) -> None:
         self._host = host
         self.tls = tls
+        self.lobby = lobby
         self._port = port
         self._hello_timeout = hello_timeout
         self.max_message_bytes = max_message_bytes
@@ -264,6 +267,17 @@ class RefereeServer:
                 only.on_rejected("UNAUTHENTICATED", message)
             await context.abort(grpc.StatusCode.UNAUTHENTICATED, message)
             return
+        if ticket is None and only is None and self.lobby is not None:
+            name = self.lobby.check(hello.token)
+            if name is not None:
+                await self._remote(context, hello, name, self.lobby)
+                return
+            message = (
+                "unknown or revoked token: no bot of this competition has it; use the token "
+                "the organiser gave you"
+            )
+            await context.abort(grpc.StatusCode.UNAUTHENTICATED, message)
+            return
         if ticket is None:
             message = (
                 f"unknown seat token ({CONDUCT_RULE}): no seat was taken; "
@@ -291,18 +305,42 @@ class RefereeServer:
             return
         link = BotLink(context, hello)
         ticket.link = link
-        await context.write(
-            pb.RefereeMessage(
-                welcome=pb.Welcome(
-                    protocol_version=PROTOCOL_VERSION,
-                    referee_version=REFEREE_VERSION,
-                    bot_name=link.name,
-                )
-            )
-        )
+        await context.write(_welcome(link))
         if not ticket.connected.done():
             ticket.connected.set_result(link)
         await link.serve()
+
+    async def _remote(self, context: Any, hello: pb.Hello, name: str, lobby: Lobby) -> None:
+        """A remote bot's stream (its own token, not a seat's): into the lobby."""
+        if hello.protocol_version != PROTOCOL_VERSION:
+            await context.abort(
+                grpc.StatusCode.FAILED_PRECONDITION,
+                f"protocol version {hello.protocol_version} is not supported; "
+                f"this referee speaks {PROTOCOL_VERSION}",
+            )
+            return
+        if not lobby.capacity_left(name, hello.concurrent_matches):
+            allowed = min(lobby.max_streams, max(1, hello.concurrent_matches))
+            await context.abort(
+                grpc.StatusCode.ALREADY_EXISTS,
+                f"{name} already has {allowed} stream(s) open, as many as its Hello's "
+                "concurrent_matches allows: this one is refused, the others play on",
+            )
+            return
+        link = BotLink(context, hello)
+        await context.write(_welcome(link))
+        lobby.admit(name, link)
+        await link.serve()
+
+
+def _welcome(link: BotLink) -> pb.RefereeMessage:
+    return pb.RefereeMessage(
+        welcome=pb.Welcome(
+            protocol_version=PROTOCOL_VERSION,
+            referee_version=REFEREE_VERSION,
+            bot_name=link.name,
+        )
+    )
 
 
 class _Servicer(pb_grpc.RefereeServicer):

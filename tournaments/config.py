@@ -46,6 +46,7 @@ from referee.options import (
     DEFAULT_RETRIES,
     RefereeOptions,
 )
+from tournaments.serve_config import ServeSettings, parse_serve
 from tournaments.teams import (
     TeamEntry,
     challenger_problem,
@@ -73,9 +74,12 @@ class BotEntry:
     env: tuple[tuple[str, str], ...] = ()
     dirs: tuple[str, ...] = ()  # absolute: what it sees as its own in the sandbox
     transport: Transport = "unix"
+    remote: bool = False  # connects to ``ginref serve`` by itself; no command
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready (the sandbox's keys only when set, so older journals still match)."""
+        if self.remote:
+            return {"name": self.name, "remote": True}
         out: dict[str, Any] = {
             "name": self.name,
             "command": list(self.command),
@@ -89,7 +93,9 @@ class BotEntry:
         return out
 
     def spec(self) -> BotSpec:
-        """What the referee launches."""
+        """What the referee launches (a remote bot is not launched: see ``ginref serve``)."""
+        if self.remote:
+            raise ConfigError(f"bot {self.name!r} is remote: it is not started by the referee")
         return BotSpec(self.command, self.name, self.cwd, self.env, self.dirs, self.transport)
 
 
@@ -122,6 +128,12 @@ class TournamentConfig:
     source: str = "<default>"
     check_bots: bool = True  # start each bot once, before play, and require its Hello
     teams: tuple[TeamEntry, ...] = ()  # [[teams]] (partnerships); none: each bot with itself
+    serve: ServeSettings = dataclasses.field(default_factory=ServeSettings)  # ginref serve
+
+    @property
+    def local_bots(self) -> tuple[BotEntry, ...]:
+        """The bots the referee starts itself (not ``remote``)."""
+        return tuple(b for b in self.bots if not b.remote)
 
     @property
     def rules(self) -> Rules:
@@ -298,8 +310,9 @@ _TOP_KEYS = (
     "sandbox",
     "bots",
     "teams",
+    "serve",
 )
-_BOT_KEYS = ("name", "command", "cwd", "env", "dir", "transport")
+_BOT_KEYS = ("name", "command", "cwd", "env", "dir", "transport", "remote")
 _SANDBOX_KEYS = ("mode", "uid_base", "uid_count", "tmp_mb", "binds")
 
 
@@ -440,6 +453,9 @@ def parse_text(text: str, source: str = "<text>", base: Path | None = None) -> T
     if "sandbox" in data:
         fields["sandbox"] = _parse_sandbox(r, r.get(data, "sandbox", dict, (), "a table"))
 
+    if "serve" in data:
+        fields["serve"] = parse_serve(r, r.get(data, "serve", dict, (), "a table"))
+
     if "bots" not in data:
         raise r.error((), "no bots: add a [[bots]] table for each bot")
     bots_value = data["bots"]
@@ -486,12 +502,19 @@ def parse_text(text: str, source: str = "<text>", base: Path | None = None) -> T
 def _parse_bot(r: Reader, item: dict[str, Any], i: int) -> BotEntry:
     path: tuple[str | int, ...] = ("bots", i)
     r.check_keys(item, _BOT_KEYS, path)
-    for key in ("name", "command"):
+    remote = "remote" in item and r.get(item, "remote", bool, path, "true or false")
+    for key in ("name",) if remote else ("name", "command"):
         if key not in item:
             raise r.error(path, f"missing key {key!r}")
     name = r.get(item, "name", str, path, "a string")
     if not _NAME.match(name):
         raise r.error((*path, "name"), f"{name!r}: use 1 to 40 letters, digits, '-' or '_'")
+    if remote:
+        # It runs on its entrant's machine: nothing here says how to start it.
+        extra = next((k for k in _BOT_KEYS[1:-1] if k in item), None)
+        if extra is not None:
+            raise r.error((*path, extra), "a remote bot is not started by the referee: remove it")
+        return BotEntry(name, (), remote=True)
     raw = item["command"]
     if isinstance(raw, str):
         try:

@@ -22,6 +22,8 @@ from typing import Protocol
 
 from referee.bots.confine import Confinement
 from referee.check import BotCheck, check_bots
+from referee.errors import ConfigError
+from referee.lobby import Lobby, RemoteSeat
 from referee.results import MatchOutcome, MatchPlan
 from referee.series import run_series_async
 from referee.server import RefereeServer
@@ -63,15 +65,23 @@ class LocalExecutor:
         self.rules = config.rules
         self.options = config.options
         self.root = root
-        self.specs = {b.name: b.spec() for b in config.bots}
+        self.specs = {b.name: b.spec() for b in config.local_bots}
+        self.remote = [b.name for b in config.bots if b.remote]
         self.server: RefereeServer | None = None
+        self.lobby: Lobby | None = None  # remote bots' streams (a hosted referee's only)
         # What no bot may see: the tournament's directory (journal, logs, standings) and file.
         self.protected = [root] + ([Path(config.source)] if Path(config.source).is_file() else [])
         self.confinement = confinement
         self._own_confinement = confinement is None
+        self.absent_wait = 0.0  # how long a remote bot may be absent when its match is due
 
     async def start(self) -> None:
         """Check the sandbox can be built; start the shared referee server."""
+        if self.remote and self.lobby is None:
+            raise ConfigError(
+                f"{', '.join(self.remote)}: remote bots connect to a hosted referee; "
+                "run this tournament with 'ginref serve'"
+            )
         if self.confinement is None:
             # Before any match: a bot whose view would hold the results is the file's mistake.
             self.confinement = Confinement.prepare(
@@ -95,7 +105,8 @@ class LocalExecutor:
     async def check(self, bots: Sequence[str], directory: Path, concurrency: int) -> list[BotCheck]:
         """Check the bots on the shared server, confined as their matches will be."""
         assert self.server is not None, "start() first"
-        specs = [self.specs[name] for name in bots]
+        # A remote bot is nobody's to start: it connects when its entrant runs it.
+        specs = [self.specs[name] for name in bots if name in self.specs]
         return await check_bots(
             specs, directory, self.server, self.options, self.confinement, concurrency
         )
@@ -135,7 +146,10 @@ class LocalExecutor:
 
         # The bots in the seats of the job's first match; the series moves them on match by
         # match as the schedule does (two swap, more move one seat).
-        bots = tuple(self.specs[name] for name in job.bots)
+        wait = 0.0 if self.lobby is None else self.absent_wait
+        bots = tuple(
+            RemoteSeat(name, wait) if name in self.remote else self.specs[name] for name in job.bots
+        )
         await run_series_async(
             bots,
             self.rules,
@@ -148,4 +162,5 @@ class LocalExecutor:
             on_match_finished=match_finished,
             confinement=self.confinement,
             keep_going=lambda: not stop,
+            lobby=self.lobby,
         )

@@ -190,9 +190,10 @@ class Journal:
                     (
                         bot["name"],
                         position,
-                        json.dumps(bot["command"]),
-                        bot["cwd"],
-                        json.dumps(bot["env"]),
+                        # A remote bot (ginref serve) has no command: an empty one.
+                        json.dumps(bot.get("command", [])),
+                        bot.get("cwd"),
+                        json.dumps(bot.get("env", {})),
                     ),
                 )
             for position, team in enumerate(teams):

@@ -29,6 +29,7 @@ from rich.table import Table
 from rich.text import Text
 
 from referee.bots.confine import Confinement
+from tournaments.executor import Executor
 from tournaments.report import format_duration, format_match_line, format_progress_line
 from tournaments.runner import Progress, RunResult, TournamentRunner
 
@@ -165,23 +166,31 @@ async def run_live(
     console: Console | None = None,
     echo: Say | None = None,
     check: bool | None = None,
+    executor: Executor | None = None,
 ) -> RunResult:
     """Run the tournament with a progress display: ``mode`` ``live`` (a terminal; rich on
-    ``console``), ``lines`` (plain lines through ``echo``) or ``quiet``."""
+    ``console``), ``lines`` (plain lines through ``echo``) or ``quiet``; on ``executor``
+    (default: local processes)."""
     echo = echo or _say_to(sys.stdout)
     interrupts.attach(runner, asyncio.get_running_loop())
     try:
         if mode == "live":
-            return await _run_with_display(runner, confinement, console or Console(), check)
+            return await _run_with_display(
+                runner, confinement, console or Console(), check, executor
+            )
         if mode == "lines":
-            return await _run_with_lines(runner, confinement, echo, check)
-        return await runner.run(confinement=confinement, check=check)
+            return await _run_with_lines(runner, confinement, echo, check, executor)
+        return await runner.run(confinement=confinement, check=check, executor=executor)
     finally:
         interrupts.detach()
 
 
 async def _run_with_display(
-    runner: TournamentRunner, confinement: Confinement, console: Console, check: bool | None
+    runner: TournamentRunner,
+    confinement: Confinement,
+    console: Console,
+    check: bool | None,
+    executor: Executor | None,
 ) -> RunResult:
     checking = runner.to_check() if (runner.config.check_bots if check is None else check) else []
     display = _Display(
@@ -194,7 +203,9 @@ async def _run_with_display(
         redirect_stderr=True,
         redirect_stdout=True,
     ):
-        return await runner.run(on_progress=display.update, confinement=confinement, check=check)
+        return await runner.run(
+            on_progress=display.update, confinement=confinement, check=check, executor=executor
+        )
 
 
 async def _run_with_lines(
@@ -202,6 +213,7 @@ async def _run_with_lines(
     confinement: Confinement | None,
     echo: Say,
     check: bool | None,
+    executor: Executor | None = None,
     *,
     heartbeat_s: float = HEARTBEAT,
     tick: float = 1.0,
@@ -228,6 +240,8 @@ async def _run_with_lines(
 
     beat = asyncio.ensure_future(heartbeat())
     try:
-        return await runner.run(on_progress=on_progress, confinement=confinement, check=check)
+        return await runner.run(
+            on_progress=on_progress, confinement=confinement, check=check, executor=executor
+        )
     finally:
         beat.cancel()

@@ -50,6 +50,7 @@ Hostile modes (tests/bots/test_hostile_bots.py), at decision ARG unless said oth
   chatter      write to stdout without end, without answering
   escape       start a grandchild in a session of its own that ignores SIGTERM (its pid goes
                to stdout), then play
+Env GINREF_CA_CERT: connect over TLS, trusting that CA (as a hosted referee's remote bot).
 Env TESTBOT_PIDFILE: write this process's pid to "$TESTBOT_PIDFILE.<seat>".
 """
 
@@ -62,6 +63,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Callable
+from typing import Any
 
 import grpc  # type: ignore[import-untyped]
 
@@ -262,6 +264,15 @@ async def hello(call: object, token: str, name: str) -> None:
     )
 
 
+def _channel(address: str) -> Any:
+    """Plain text, or TLS trusting GINREF_CA_CERT (a hosted referee's remote bot)."""
+    ca = os.environ.get("GINREF_CA_CERT")
+    if not ca:
+        return grpc.aio.insecure_channel(address)
+    with open(ca, "rb") as fh:
+        return grpc.aio.secure_channel(address, grpc.ssl_channel_credentials(fh.read()))
+
+
 async def expect_refused(channel: object, token: str, code: object) -> None:
     stub = pb_grpc.RefereeStub(channel)
     call = stub.Play()
@@ -292,7 +303,7 @@ async def main(mode: str, arg: float, arg2: float = 200_000) -> int:
     address = os.environ["GINREF_ADDRESS"]
     token = os.environ["GINREF_TOKEN"]
     at = int(arg)
-    async with grpc.aio.insecure_channel(address) as channel:
+    async with _channel(address) as channel:
         if mode == "wrong_token":
             await expect_refused(channel, token + "x", grpc.StatusCode.UNAUTHENTICATED)
         call = open_stream(channel)

@@ -1,0 +1,209 @@
+"""Remote bots of a hosted referee: their streams between matches, and their seats in a match.
+
+A remote bot is not started by the referee: it runs on its entrant's machine, connects with its
+own token (not a seat's) and waits in the :class:`Lobby` with no message until the schedule
+gives it a match. The match runner then takes one of its idle streams (:meth:`Lobby.acquire`),
+plays the match over it exactly as over a launched bot's, and hands it back
+(:meth:`Lobby.release`), so the stream plays one match after another. A bot may hold as many
+streams as its Hello's ``concurrent_matches`` (default 1); a stream that breaks is forgotten,
+and the bot may connect again.
+
+Absence: :meth:`Lobby.acquire` waits for an idle stream; it gives up (None: the bot forfeits that
+match) only after the bot has had no stream open at all for ``wait`` seconds without a break. A
+bot that is connected but busy in its other matches is waited for as long as that takes.
+
+Request ids run on per stream, not per match, so that a late reply to a request of an earlier
+match can never be taken for the answer to a new one.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import dataclasses
+from collections.abc import Callable
+from pathlib import Path
+
+from referee.bots.process import ExitStatus
+from referee.transport import BotLink
+
+# The most streams one remote bot may hold, whatever its Hello says.
+MAX_STREAMS = 16
+
+# A token -> the remote bot it belongs to (None: no remote bot has it).
+TokenCheck = Callable[[str], str | None]
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class RemoteSeat:
+    """A seat a remote bot plays (in place of a :class:`~referee.bots.spec.BotSpec`)."""
+
+    name: str
+    wait: float  # seconds the bot may be absent when its match is due
+
+
+@dataclasses.dataclass(slots=True)
+class _Stream:
+    link: BotLink
+    next_id: int = 1
+    abandoned: set[int] = dataclasses.field(default_factory=set)
+    matches: int = 0
+    stale: bool = False  # its token was revoked: it ends when its match does
+
+
+class _Bot:
+    def __init__(self) -> None:
+        self.open: list[_Stream] = []  # every stream, idle or playing
+        self.idle: list[_Stream] = []
+        self.changed = asyncio.Event()
+
+    def touch(self) -> None:
+        """Wake every waiter (a stream came, went or became idle)."""
+        self.changed.set()
+        self.changed = asyncio.Event()
+
+
+class Lobby:
+    """Remote bots' streams by bot name; ``check`` tells a remote bot's token from others."""
+
+    def __init__(self, check: TokenCheck, max_streams: int = MAX_STREAMS) -> None:
+        self.check = check
+        self.max_streams = max_streams
+        self._bots: dict[str, _Bot] = {}
+
+    def _bot(self, name: str) -> _Bot:
+        return self._bots.setdefault(name, _Bot())
+
+    # --- the server's side -----------------------------------------------------------------------
+
+    def capacity_left(self, name: str, declared: int) -> bool:
+        """Whether ``name`` may open one more stream, having declared ``declared`` at once."""
+        allowed = min(self.max_streams, max(1, declared))
+        return len(self._bot(name).open) < allowed
+
+    def admit(self, name: str, link: BotLink) -> None:
+        """A welcomed stream of ``name``: idle until a match takes it."""
+        bot = self._bot(name)
+        stream = _Stream(link)
+        bot.open.append(stream)
+        self._idle(bot, stream)
+
+    def _idle(self, bot: _Bot, stream: _Stream) -> None:
+        link = stream.link
+
+        def lost(reason: str, half_closed: bool) -> None:
+            # Leaving the lobby (a half-close, a break): forget the stream and end its call.
+            self._forget(bot, stream)
+            link.close()
+
+        def ignore_message(message: object, arrived: float) -> None:
+            return None
+
+        def ignore_invalid(reason: str, arrived: float) -> None:
+            return None
+
+        # Between matches nothing is asked: whatever the bot sends is ignored.
+        link.on_message = ignore_message
+        link.on_invalid = ignore_invalid
+        link.on_lost = lost
+        bot.idle.append(stream)
+        bot.touch()
+        if link.lost is not None:
+            lost(link.lost, link.half_closed)
+
+    def _forget(self, bot: _Bot, stream: _Stream) -> None:
+        with contextlib.suppress(ValueError):
+            bot.idle.remove(stream)
+        with contextlib.suppress(ValueError):
+            bot.open.remove(stream)
+        bot.touch()
+
+    def drop(self, name: str) -> int:
+        """End every idle stream of ``name`` (its token was revoked or re-issued), and each
+        busy one when its match is over; return how many ended now."""
+        bot = self._bot(name)
+        for stream in bot.open:
+            stream.stale = True
+        streams = list(bot.idle)
+        for stream in streams:
+            self._forget(bot, stream)
+            stream.link.close()
+        return len(streams)
+
+    def close(self) -> None:
+        """End every idle stream (the competition is over)."""
+        for name in list(self._bots):
+            self.drop(name)
+
+    # --- the match runner's side -----------------------------------------------------------------
+
+    def connected(self, name: str) -> int:
+        """How many streams ``name`` has open."""
+        return len(self._bot(name).open)
+
+    async def acquire(
+        self, name: str, wait: float, held: int = 0
+    ) -> tuple[BotLink, int, set[int]] | None:
+        """An idle stream of ``name`` with its next request id and abandoned requests, or None
+        once the bot has had no stream at all for ``wait`` seconds in a row (``held``: streams
+        of it the caller already holds, which do not count as present).
+        """
+        bot = self._bot(name)
+        loop = asyncio.get_running_loop()
+        absent_since = None if len(bot.open) > held else loop.time()
+        while True:
+            while bot.idle:
+                stream = bot.idle.pop(0)
+                if stream.link.lost is None:
+                    stream.matches += 1
+                    return stream.link, stream.next_id, stream.abandoned
+                self._forget(bot, stream)
+            if len(bot.open) > held:
+                absent_since = None
+            elif absent_since is None:
+                absent_since = loop.time()
+            timeout = None if absent_since is None else absent_since + wait - loop.time()
+            if timeout is not None and timeout <= 0:
+                return None
+            changed = bot.changed
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(changed.wait(), timeout)
+
+    def release(self, name: str, link: BotLink, next_id: int, abandoned: set[int]) -> None:
+        """Hand a stream back after its match: idle again if it is still open both ways."""
+        bot = self._bot(name)
+        stream = next((s for s in bot.open if s.link is link), None)
+        if stream is None:
+            return
+        stream.next_id, stream.abandoned = next_id, abandoned
+        if link.lost is not None or link.closed or stream.stale:
+            self._forget(bot, stream)
+            link.close()
+            return
+        self._idle(bot, stream)
+
+
+class RemoteHandle:
+    """A remote bot's stand-in for a process (:class:`~referee.link.BotHandle`): it has none
+    here, so it never exits; its "output" file holds where it connected from."""
+
+    def __init__(self, output: Path) -> None:
+        self._output = output
+
+    @property
+    def output(self) -> Path:
+        return self._output
+
+    def note(self, text: str) -> None:
+        """Add a line to the output file."""
+        with contextlib.suppress(OSError), self._output.open("a", encoding="utf-8") as out:
+            out.write(text + "\n")
+
+    async def exit_code_within(self, seconds: float) -> int | None:
+        return None
+
+    def exit_text(self, code: int) -> str:
+        return f"exited with code {code}"
+
+    def exit_status(self) -> ExitStatus | None:
+        return None

@@ -1,0 +1,281 @@
+"""The hosted referee's public listener and lobby, in process, over a real TLS server on
+127.0.0.1 with certificates made by openssl: who is let in (tokens, revocation, certificates,
+streams per bot), and how the lobby hands streams to matches (absence, busy bots, request ids).
+The bots are raw gRPC clients of the test; ``tests/tournaments/test_serve.py`` plays whole
+tournaments with real bot processes."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+import grpc  # type: ignore[import-untyped]
+import pytest
+
+from referee.lobby import Lobby
+from referee.wire import ginrummy_pb2 as pb
+from referee.wire import ginrummy_pb2_grpc as pb_grpc
+from tests.support.certs import Certificates, make_certificates
+from tournaments.config import parse_text
+from tournaments.hosted import HostedExecutor
+from tournaments.serve_config import ServeSettings
+from tournaments.tokens import TokenStore
+
+BOUND = 60.0  # seconds: far above what any step here needs
+
+FILE = """
+name = "hosted"
+[sandbox]
+mode = "none"
+[[bots]]
+name = "alice"
+remote = true
+[[bots]]
+name = "bob"
+remote = true
+[[bots]]
+name = "local"
+command = "{python} -m sample_bots.random_bot"
+"""
+
+
+@pytest.fixture(scope="module")
+def certs(tmp_path_factory: pytest.TempPathFactory) -> Certificates:
+    return make_certificates(tmp_path_factory.mktemp("certs"))
+
+
+class Hosted:
+    """A started hosted executor, its tokens, and TLS channels to it."""
+
+    def __init__(self, executor: HostedExecutor, tokens: dict[str, str], certs: Certificates):
+        self.executor = executor
+        self.tokens = tokens
+        self.certs = certs
+        self.store = TokenStore(executor.root)
+
+    @property
+    def address(self) -> str:
+        return self.executor.address
+
+    def channel(
+        self, ca: Path | None = None, cert: Path | None = None, key: Path | None = None
+    ) -> Any:
+        creds = grpc.ssl_channel_credentials(
+            (ca or self.certs.ca).read_bytes(),
+            None if key is None else key.read_bytes(),
+            None if cert is None else cert.read_bytes(),
+        )
+        return grpc.aio.secure_channel(self.address, creds)
+
+    @property
+    def lobby(self) -> Lobby:
+        assert self.executor.lobby is not None
+        return self.executor.lobby
+
+
+def hosted(
+    tmp_path: Path,
+    certs: Certificates,
+    test: Callable[[Hosted], Awaitable[None]],
+    *,
+    client_ca: bool = False,
+) -> None:
+    config = parse_text(FILE, "t.toml", tmp_path)
+    store = TokenStore(tmp_path / "out")
+    tokens = {name: store.issue(name) for name in ("alice", "bob")}
+    store.save()
+    settings = ServeSettings(
+        address="127.0.0.1:0",
+        cert=str(certs.server_cert),
+        key=str(certs.server_key),
+        client_ca=str(certs.ca) if client_ca else None,
+        absent_wait=BOUND,
+    )
+
+    async def main() -> None:
+        executor = HostedExecutor(config, tmp_path / "out", None, settings)
+        await executor.start()
+        try:
+            await test(Hosted(executor, tokens, certs))
+        finally:
+            await executor.close()
+
+    asyncio.run(main())
+
+
+def hello(token: str, matches: int = 0) -> pb.BotMessage:
+    return pb.BotMessage(
+        hello=pb.Hello(
+            token=token, bot_name="remote", protocol_version=1, concurrent_matches=matches
+        )
+    )
+
+
+async def join(channel: Any, token: str, matches: int = 0) -> Any:
+    """Open a stream, say Hello, and return the call once welcomed."""
+    call = pb_grpc.RefereeStub(channel).Play(timeout=BOUND)
+    await call.write(hello(token, matches))
+    reply = await call.read()
+    assert reply.WhichOneof("kind") == "welcome", reply
+    return call
+
+
+async def refused(channel: Any, token: str, matches: int = 0) -> tuple[Any, str]:
+    call = pb_grpc.RefereeStub(channel).Play(timeout=BOUND)
+    try:
+        await call.write(hello(token, matches))
+        await call.read()
+    except grpc.aio.AioRpcError as exc:
+        return exc.code(), exc.details() or ""
+    raise AssertionError("the stream was not refused")
+
+
+async def until(condition: Callable[[], bool]) -> None:
+    """Wait for ``condition`` (checked on every loop turn), at most :data:`BOUND` seconds."""
+    async with asyncio.timeout(BOUND):
+        while not condition():
+            await asyncio.sleep(0.01)
+
+
+def test_a_remote_bot_with_its_token_waits_in_the_lobby(
+    tmp_path: Path, certs: Certificates
+) -> None:
+    async def test(h: Hosted) -> None:
+        async with h.channel() as channel:
+            call = await join(channel, h.tokens["alice"])
+            await until(lambda: h.lobby.connected("alice") == 1)
+            assert h.lobby.connected("bob") == 0
+            call.cancel()
+            await until(lambda: h.lobby.connected("alice") == 0)
+
+    hosted(tmp_path, certs, test)
+
+
+def test_bad_tokens_are_refused_and_take_nothing(tmp_path: Path, certs: Certificates) -> None:
+    async def test(h: Hosted) -> None:
+        async with h.channel() as channel:
+            for token in ("", "ginref_not-a-token", h.tokens["alice"] + "x", "local"):
+                code, details = await refused(channel, token)
+                assert code == grpc.StatusCode.UNAUTHENTICATED
+                assert "unknown or revoked token" in details
+        assert h.lobby.connected("alice") == 0 and h.lobby.connected("bob") == 0
+        # The hash is all that is kept: the token itself is in no file of the directory.
+        for path in h.executor.root.rglob("*"):
+            if path.is_file():
+                assert h.tokens["alice"].encode() not in path.read_bytes()
+
+    hosted(tmp_path, certs, test)
+
+
+def test_a_revoked_token_is_refused_and_its_idle_stream_ends(
+    tmp_path: Path, certs: Certificates
+) -> None:
+    async def test(h: Hosted) -> None:
+        async with h.channel() as channel:
+            idle = await join(channel, h.tokens["alice"])
+            await until(lambda: h.lobby.connected("alice") == 1)
+            h.store.revoke("alice")
+            h.store.save()  # as 'ginref tokens revoke' does, while the referee runs
+            async with asyncio.timeout(BOUND):
+                assert await idle.read() is grpc.aio.EOF
+            code, _ = await refused(channel, h.tokens["alice"])
+            assert code == grpc.StatusCode.UNAUTHENTICATED
+            new = h.store.issue("alice", again=True)
+            h.store.save()
+            call = await join(channel, new)
+            await until(lambda: h.lobby.connected("alice") == 1)
+            call.cancel()
+
+    hosted(tmp_path, certs, test)
+
+
+def test_a_reissued_token_replaces_the_old_one(tmp_path: Path, certs: Certificates) -> None:
+    async def test(h: Hosted) -> None:
+        new = h.store.issue("bob", again=True)
+        h.store.save()
+        async with h.channel() as channel:
+            code, _ = await refused(channel, h.tokens["bob"])
+            assert code == grpc.StatusCode.UNAUTHENTICATED
+            call = await join(channel, new)
+            call.cancel()
+
+    hosted(tmp_path, certs, test)
+
+
+def test_no_plain_text_and_no_other_ca(tmp_path: Path, certs: Certificates) -> None:
+    async def test(h: Hosted) -> None:
+        async with grpc.aio.insecure_channel(h.address) as plain:
+            code, _ = await refused(plain, h.tokens["alice"])
+            assert code == grpc.StatusCode.UNAVAILABLE
+        async with h.channel(ca=certs.other_ca) as wrong:
+            code, _ = await refused(wrong, h.tokens["alice"])
+            assert code == grpc.StatusCode.UNAVAILABLE
+        assert h.lobby.connected("alice") == 0
+
+    hosted(tmp_path, certs, test)
+
+
+def test_mutual_tls_needs_a_client_certificate_of_the_client_ca(
+    tmp_path: Path, certs: Certificates
+) -> None:
+    async def test(h: Hosted) -> None:
+        for cert, key in ((None, None), (certs.other_client_cert, certs.other_client_key)):
+            async with h.channel(cert=cert, key=key) as channel:
+                code, _ = await refused(channel, h.tokens["alice"])
+                assert code == grpc.StatusCode.UNAVAILABLE
+        async with h.channel(cert=certs.client_cert, key=certs.client_key) as channel:
+            call = await join(channel, h.tokens["alice"])
+            call.cancel()
+
+    hosted(tmp_path, certs, test, client_ca=True)
+
+
+def test_a_bot_holds_as_many_streams_as_it_declares(tmp_path: Path, certs: Certificates) -> None:
+    async def test(h: Hosted) -> None:
+        async with h.channel() as channel:
+            first = await join(channel, h.tokens["alice"])
+            code, details = await refused(channel, h.tokens["alice"])
+            assert code == grpc.StatusCode.ALREADY_EXISTS and "concurrent_matches" in details
+            second = await join(channel, h.tokens["alice"], matches=2)
+            code, _ = await refused(channel, h.tokens["alice"], matches=2)
+            assert code == grpc.StatusCode.ALREADY_EXISTS
+            await until(lambda: h.lobby.connected("alice") == 2)
+            # Two matches at once: two different streams.
+            one = await h.lobby.acquire("alice", 0.0)
+            two = await h.lobby.acquire("alice", 0.0)
+            assert one is not None and two is not None and one[0] is not two[0]
+            for call in (first, second):
+                call.cancel()
+
+    hosted(tmp_path, certs, test)
+
+
+def test_absence_is_counted_only_while_the_bot_has_no_stream(
+    tmp_path: Path, certs: Certificates
+) -> None:
+    async def test(h: Hosted) -> None:
+        # Never connected: given up after the wait (a short one: nothing races it).
+        assert await h.lobby.acquire("bob", 0.05) is None
+        async with h.channel() as channel:
+            call = await join(channel, h.tokens["alice"])
+            await until(lambda: h.lobby.connected("alice") == 1)
+            taken = await h.lobby.acquire("alice", 0.0)
+            assert taken is not None
+            link, next_id, abandoned = taken
+            # Connected but busy: the next match waits for the stream, however long the
+            # wait, and gets the same stream back with its request ids going on.
+            waiting = asyncio.ensure_future(h.lobby.acquire("alice", 0.0))
+            await asyncio.sleep(0.2)  # lets the wait run past its 0 s: it must not give up
+            assert not waiting.done()
+            h.lobby.release("alice", link, next_id + 5, abandoned | {next_id + 4})
+            again = await asyncio.wait_for(waiting, BOUND)
+            assert again is not None and again[0] is link
+            assert again[1] == next_id + 5 and next_id + 4 in again[2]
+            call.cancel()
+            # Its only stream gone: absent again, so a wait ends.
+            await until(lambda: h.lobby.connected("alice") == 0)
+            assert await h.lobby.acquire("alice", 0.05) is None
+
+    hosted(tmp_path, certs, test)

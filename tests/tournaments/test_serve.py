@@ -1,0 +1,276 @@
+"""``ginref serve`` as an organiser runs it: the real command in a subprocess, a TLS listener on
+127.0.0.1 with certificates made by openssl, and remote bots started by the test (not by the
+referee) with their tokens: a whole tournament of remote and local bots, a bot that drops out of
+a match and comes back, a bot that never comes, and a referee killed with SIGKILL and resumed.
+
+Synchronisation is on what the command prints, on the journal and on the bots' exits, never on
+sleeps; the only deadlines are bounds far above what the work needs (and the absence wait, in the
+test of a bot that never connects, where nothing races it).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner
+
+from ginref.cli import main
+from tests.support.certs import Certificates, make_certificates
+from tests.support.referee_helpers import ROOT, TESTBOT
+from tournaments.journal import JOURNAL_FILE, open_journal
+
+pytestmark = pytest.mark.slow  # real referees and real bot processes
+
+BOUND = 120.0  # seconds: far above what any step here needs
+GREEDY = [sys.executable, "-m", "sample_bots.greedy_bot"]
+
+
+@pytest.fixture(scope="module")
+def certs(tmp_path_factory: pytest.TempPathFactory) -> Certificates:
+    return make_certificates(tmp_path_factory.mktemp("certs"))
+
+
+def write_file(tmp_path: Path, certs: Certificates, remote: list[str], extra: str = "") -> Path:
+    text = f"""name = "hosted"
+matches = 2
+seed = 7
+out = "{tmp_path / "out"}"
+concurrency = 2
+[rules.set]
+target = 30
+[serve]
+address = "127.0.0.1:0"
+cert = "{certs.server_cert}"
+key = "{certs.server_key}"
+live = "off"
+{extra}
+[[bots]]
+name = "local"
+command = "{{python}} -m sample_bots.greedy_bot"
+"""
+    for name in remote:
+        text += f'\n[[bots]]\nname = "{name}"\nremote = true\n'
+    file = tmp_path / "t.toml"
+    file.write_text(text)
+    return file
+
+
+def issue(file: Path) -> dict[str, str]:
+    result = CliRunner().invoke(main, ["tokens", "issue", str(file)])
+    assert result.exit_code == 0, result.output
+    tokens = dict(line.split(" ", 1) for line in result.stdout.splitlines())
+    assert all(t.startswith("ginref_") for t in tokens.values())
+    return tokens
+
+
+def until(condition: Callable[[], Any], what: str) -> Any:
+    deadline = time.monotonic() + BOUND
+    while time.monotonic() < deadline:
+        value = condition()
+        if value:
+            return value
+        time.sleep(0.05)
+    raise AssertionError(f"not within {BOUND:g} s: {what}")
+
+
+class Serve:
+    """``ginref serve FILE`` in a subprocess; its address once it listens."""
+
+    def __init__(self, file: Path, tmp_path: Path, run: int = 1) -> None:
+        self.err = tmp_path / f"serve{run}.err"
+        self.out = tmp_path / f"serve{run}.out"
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "ginref", "serve", str(file), "--no-progress"],
+            cwd=ROOT,
+            stdout=self.out.open("w"),
+            stderr=self.err.open("w"),
+        )
+        found = until(self._address, "ginref serve says where it listens")
+        self.address: str = found
+
+    def _address(self) -> str | None:
+        match = re.search(r"Remote bots connect to (\S+) \(TLS\)", self.err.read_text())
+        if match is None and self.process.poll() is not None:
+            raise AssertionError(f"ginref serve exited: {self.err.read_text()}")
+        return match.group(1) if match else None
+
+    def wait(self) -> int:
+        return self.process.wait(BOUND)
+
+
+def remote_bot(
+    serve: Serve,
+    token: str,
+    certs: Certificates,
+    tmp_path: Path,
+    label: str,
+    command: list[str] = GREEDY,
+    **extra: str,
+) -> subprocess.Popen[bytes]:
+    env = {
+        **os.environ,
+        "GINREF_ADDRESS": serve.address,
+        "GINREF_TOKEN": token,
+        "GINREF_CA_CERT": str(certs.ca),
+        **extra,
+    }
+    output = (tmp_path / f"{label}.out").open("w")
+    return subprocess.Popen(command, cwd=ROOT, env=env, stdout=output, stderr=output)
+
+
+def journal_rows(out: Path) -> list[tuple[str, int]]:
+    """(key, session) of each journaled match."""
+    with sqlite3.connect(f"file:{out / JOURNAL_FILE}?mode=ro", uri=True) as db:
+        return list(db.execute("SELECT key, session FROM matches ORDER BY key"))
+
+
+def verify(out: Path) -> None:
+    result = CliRunner().invoke(main, ["verify", str(out)])
+    assert result.exit_code == 0, result.output
+
+
+def test_a_tournament_of_remote_and_local_bots(tmp_path: Path, certs: Certificates) -> None:
+    file = write_file(tmp_path, certs, ["alice", "bob"])
+    tokens = issue(file)
+    serve = Serve(file, tmp_path)
+    alice = remote_bot(serve, tokens["alice"], certs, tmp_path, "alice", GINREF_MATCHES="2")
+    bob = remote_bot(serve, tokens["bob"], certs, tmp_path, "bob")
+    assert serve.wait() == 0, serve.err.read_text()
+    # The referee ended their streams when the competition was over: both exit cleanly.
+    assert alice.wait(BOUND) == 0 and bob.wait(BOUND) == 0
+    out = tmp_path / "out"
+    journal = open_journal(out)
+    try:
+        records = list(journal.records())
+        assert len(records) == len(journal.schedule()) == 6  # 3 pairings, 2 matches each
+        assert not [f for r in records for f in r.faults]
+    finally:
+        journal.close()
+    logs = sorted((out / "logs").rglob("*.jsonl"))
+    assert len(logs) == 6
+    for log in logs:
+        text = log.read_text()
+        # The remote bots' seats: no command (nothing was launched), and connected.
+        assert text.count('"command":[]') == (2 if "alice.bob" in str(log) else 1)
+        assert text.count('"type":"connected"') == 2
+    verify(out)
+    standings = (out / "standings.csv").read_text()
+    assert all(name in standings for name in ("alice", "bob", "local"))
+
+
+def test_a_bot_that_drops_out_forfeits_that_match_and_plays_on_after_reconnecting(
+    tmp_path: Path, certs: Certificates
+) -> None:
+    file = write_file(tmp_path, certs, ["alice"], extra="absent_wait = 120")
+    tokens = issue(file)
+    serve = Serve(file, tmp_path)
+    crash = [sys.executable, str(TESTBOT), "crash", "3"]
+    first = remote_bot(serve, tokens["alice"], certs, tmp_path, "alice1", crash)
+    assert first.wait(BOUND) == 3  # it left in the middle of its first match
+    second = remote_bot(serve, tokens["alice"], certs, tmp_path, "alice2", GREEDY)
+    assert serve.wait() == 0, serve.err.read_text()
+    assert second.wait(BOUND) == 0
+    out = tmp_path / "out"
+    journal = open_journal(out)
+    try:
+        records = sorted(journal.records(), key=lambda r: r.key)
+    finally:
+        journal.close()
+    assert len(records) == 2
+    faults = [f for r in records for f in r.faults]
+    assert [f.kind for f in faults] == ["disconnected"]
+    dropped = next(r for r in records if r.faults)
+    assert dropped.winner is not None and dropped.seats[dropped.winner] == "local"
+    played = next(r for r in records if not r.faults)
+    assert played.hands_played > 0
+    verify(out)
+
+
+def test_a_bot_that_never_comes_forfeits_after_the_absence_wait(
+    tmp_path: Path, certs: Certificates
+) -> None:
+    file = write_file(tmp_path, certs, ["alice", "ghost"], extra="absent_wait = 1")
+    tokens = issue(file)
+    serve = Serve(file, tmp_path)
+    alice = remote_bot(serve, tokens["alice"], certs, tmp_path, "alice")
+    assert serve.wait() == 3, serve.err.read_text()  # 3: bots never connected
+    assert alice.wait(BOUND) == 0
+    journal = open_journal(tmp_path / "out")
+    try:
+        records = list(journal.records())
+    finally:
+        journal.close()
+    assert len(records) == 6
+    for record in records:
+        kinds = [f.kind for f in record.faults]
+        if "ghost" in record.seats:
+            assert kinds == ["not_connected"]
+            assert "absent_wait" in record.faults[0].reason
+        else:
+            assert kinds == []
+    assert "ghost" in serve.err.read_text()  # the warning names it
+
+
+def test_serve_killed_and_started_again_finishes_the_schedule_once(
+    tmp_path: Path, certs: Certificates
+) -> None:
+    file = write_file(tmp_path, certs, ["alice", "bob"], extra="absent_wait = 120")
+    text = file.read_text().replace("matches = 2", "matches = 4")
+    file.write_text(text)
+    tokens = issue(file)
+    out = tmp_path / "out"
+    serve = Serve(file, tmp_path, run=1)
+    bots = [
+        remote_bot(serve, tokens[name], certs, tmp_path, f"{name}1") for name in ("alice", "bob")
+    ]
+    until(lambda: (out / JOURNAL_FILE).exists() and len(journal_rows(out)) >= 2, "two matches")
+    serve.process.send_signal(signal.SIGKILL)
+    serve.wait()
+    done = len(journal_rows(out))
+    assert 2 <= done < 12
+    # The remote bots see their streams break; their entrants start them again.
+    for bot in bots:
+        assert bot.wait(BOUND) != 0
+    serve = Serve(file, tmp_path, run=2)
+    bots = [
+        remote_bot(serve, tokens[name], certs, tmp_path, f"{name}2") for name in ("alice", "bob")
+    ]
+    assert serve.wait() == 0, serve.err.read_text()
+    assert all(bot.wait(BOUND) == 0 for bot in bots)
+    rows = journal_rows(out)
+    journal = open_journal(out)
+    try:
+        assert sorted(k for k, _ in rows) == sorted(m.key for m in journal.schedule())
+    finally:
+        journal.close()
+    assert len(rows) == 12
+    # The second run played exactly what the first had not journaled.
+    sessions = [session for _, session in rows]
+    assert sessions.count(min(sessions)) == done and sessions.count(max(sessions)) == 12 - done
+    verify(out)
+
+
+def test_serve_refuses_plain_text_off_loopback_and_bots_without_tokens(
+    tmp_path: Path, certs: Certificates
+) -> None:
+    file = write_file(tmp_path, certs, ["alice"])
+    plain = file.read_text().replace(f'cert = "{certs.server_cert}"\n', "")
+    plain = plain.replace(f'key = "{certs.server_key}"\n', "")
+    plain_file = tmp_path / "plain.toml"
+    plain_file.write_text(plain.replace('"127.0.0.1:0"', '"0.0.0.0:0"'))
+    result = CliRunner().invoke(main, ["serve", str(plain_file)])
+    assert result.exit_code == 1, result.output
+    assert "not a loopback address" in result.output and "Traceback" not in result.output
+    assert len(result.output.strip().splitlines()) == 1
+    result = CliRunner().invoke(main, ["serve", str(file)])
+    assert result.exit_code == 1 and "no token for alice" in result.output
