@@ -41,8 +41,9 @@ class Executor(Protocol):
     async def start(self) -> None:
         """Get ready (start servers, connect to workers)."""
 
-    async def close(self) -> None:
-        """Release everything :meth:`start` took."""
+    async def close(self, complete: bool = False) -> None:
+        """Release everything :meth:`start` took (``complete``: the tournament is over, not
+        stopped, so that waiting bots may be told so)."""
 
     async def run(self, job: Job, directory: Path, on_match: OnMatch) -> None:
         """Play ``job``'s matches in order, logs under ``directory``; report each finished one.
@@ -94,13 +95,14 @@ class LocalExecutor:
         )
         await self.server.start()
 
-    async def close(self) -> None:
+    async def close(self, complete: bool = False) -> None:
         """Stop the server; remove the bots' socket directory."""
         if self.server is not None:
             await self.server.stop(grace=0.5)
             self.server = None
         if self.confinement is not None and self._own_confinement:
             self.confinement.close()
+            self.confinement = None  # closed once, however often close() is called
 
     async def check(self, bots: Sequence[str], directory: Path, concurrency: int) -> list[BotCheck]:
         """Check the bots on the shared server, confined as their matches will be."""

@@ -77,16 +77,18 @@ class HostedExecutor(LocalExecutor):
             for bot in self.tokens.take_changed():
                 self.lobby.drop(bot)
 
-    async def close(self) -> None:
-        """End the remote bots' streams, stop the public listener, then the rest."""
+    async def close(self, complete: bool = False) -> None:
+        """End the remote bots' streams (status OK when the tournament is ``complete``; else
+        the listener's stop ends them with UNAVAILABLE, so that their bots know to come back),
+        stop the public listener, then the rest."""
         if self._watch is not None:
             self._watch.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await self._watch
             self._watch = None
-        if self.lobby is not None:
+        if self.lobby is not None and complete:
             self.lobby.close()
         if self.public is not None:
             await self.public.stop(grace=0.5)
             self.public = None
-        await super().close()
+        await super().close(complete)

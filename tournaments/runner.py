@@ -263,7 +263,7 @@ class TournamentRunner:
                 self._pending = []
             return await self._play(executor, lanes, on_progress, checks)
         finally:
-            await executor.close()
+            await executor.close(complete=len(self.finished) == self.total)
 
     async def _check(self, executor: Executor, lanes: int, check: bool | None) -> list[BotCheck]:
         """Check the bots that have matches left; raise :class:`BotCheckError` if one fails."""

@@ -81,6 +81,7 @@ def hosted(
     test: Callable[[Hosted], Awaitable[None]],
     *,
     client_ca: bool = False,
+    complete: bool = False,
 ) -> None:
     config = parse_text(FILE, "t.toml", tmp_path)
     store = TokenStore(tmp_path / "out")
@@ -100,7 +101,7 @@ def hosted(
         try:
             await test(Hosted(executor, tokens, certs))
         finally:
-            await executor.close()
+            await executor.close(complete)
 
     asyncio.run(main())
 
@@ -279,3 +280,30 @@ def test_absence_is_counted_only_while_the_bot_has_no_stream(
             assert await h.lobby.acquire("alice", 0.05) is None
 
     hosted(tmp_path, certs, test)
+
+
+@pytest.mark.parametrize("complete", [True, False])
+def test_waiting_bots_learn_whether_the_tournament_is_over_or_stopped(
+    tmp_path: Path, certs: Certificates, complete: bool
+) -> None:
+    """Over: their streams end with status OK. Stopped (Ctrl-C, a failure): UNAVAILABLE, so
+    that a bot knows to come back when the tournament is resumed."""
+    ended: list[Any] = []
+
+    async def test(h: Hosted) -> None:
+        async with h.channel() as channel:
+            call = await join(channel, h.tokens["alice"])
+            await until(lambda: h.lobby.connected("alice") == 1)
+            await h.executor.close(complete)
+            try:
+                async with asyncio.timeout(BOUND):
+                    ended.append(await call.read())
+                    ended.append(await call.code())
+            except grpc.aio.AioRpcError as exc:
+                ended.append(exc.code())
+
+    hosted(tmp_path, certs, test, complete=complete)
+    if complete:
+        assert ended == [grpc.aio.EOF, grpc.StatusCode.OK]
+    else:
+        assert ended == [grpc.StatusCode.UNAVAILABLE]

@@ -10,6 +10,8 @@ test of a bot that never connects, where nothing races it).
 
 from __future__ import annotations
 
+import itertools
+import json
 import os
 import re
 import signal
@@ -163,6 +165,21 @@ def test_a_tournament_of_remote_and_local_bots(tmp_path: Path, certs: Certificat
         # The remote bots' seats: no command (nothing was launched), and connected.
         assert text.count('"command":[]') == (2 if "alice.bob" in str(log) else 1)
         assert text.count('"type":"connected"') == 2
+    # Bob's one stream played all his matches, its request ids going on from match to match
+    # (a late reply to an earlier match can never answer a later one).
+    firsts = []
+    for log in logs:
+        lines = [json.loads(line) for line in log.read_text().splitlines()]
+        header = lines[0]
+        seat = next((b["seat"] for b in header["bots"] if b["label"] == "bob"), None)
+        if seat is None:
+            continue
+        ids = [r["request_id"] for r in lines if r["type"] == "decision" and r["seat"] == seat]
+        assert ids == sorted(ids)
+        firsts.append((header["created"], ids[0], ids[-1]))
+    firsts.sort()
+    assert len(firsts) == 4 and firsts[0][1] == 1
+    assert all(later[1] > earlier[2] for earlier, later in itertools.pairwise(firsts))
     verify(out)
     standings = (out / "standings.csv").read_text()
     assert all(name in standings for name in ("alice", "bob", "local"))
