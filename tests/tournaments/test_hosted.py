@@ -307,3 +307,39 @@ def test_waiting_bots_learn_whether_the_tournament_is_over_or_stopped(
         assert ended == [grpc.aio.EOF, grpc.StatusCode.OK]
     else:
         assert ended == [grpc.StatusCode.UNAVAILABLE]
+
+
+def test_what_a_waiting_bot_sends_is_ignored_and_costs_it_nothing(
+    tmp_path: Path, certs: Certificates
+) -> None:
+    async def test(h: Hosted) -> None:
+        async with h.channel() as channel:
+            call = await join(channel, h.tokens["alice"])
+            await until(lambda: h.lobby.connected("alice") == 1)
+            junk = [
+                pb.BotMessage(),
+                pb.BotMessage(hello=pb.Hello(token=h.tokens["bob"], protocol_version=1)),
+                pb.BotMessage(action_reply=pb.ActionReply(request_id=999)),
+            ]
+            for message in junk * 50:
+                await call.write(message)
+            # Still one waiting stream, alive, and bob was not let in by a Hello mid-stream.
+            taken = await h.lobby.acquire("alice", 0.0)
+            assert taken is not None and taken[0].lost is None and taken[1] == 1
+            assert h.lobby.connected("alice") == 1 and h.lobby.connected("bob") == 0
+            call.cancel()
+
+    hosted(tmp_path, certs, test)
+
+
+def test_a_connection_that_never_says_hello_is_ended(tmp_path: Path, certs: Certificates) -> None:
+    async def test(h: Hosted) -> None:
+        assert h.executor.public is not None
+        h.executor.public._hello_timeout = 0.2  # silence takes no speed: a short wait is fine
+        async with h.channel() as channel:
+            call = pb_grpc.RefereeStub(channel).Play(timeout=BOUND)
+            with pytest.raises(grpc.aio.AioRpcError) as caught:
+                await call.read()
+            assert caught.value.code() == grpc.StatusCode.DEADLINE_EXCEEDED
+
+    hosted(tmp_path, certs, test)
