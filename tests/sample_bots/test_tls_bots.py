@@ -304,3 +304,24 @@ def test_launch_environment_mistakes_are_one_line_and_exit_2(
         line = f"{random_name(lang)}: {message.format(**paths)}"
         assert proc.stderr.startswith(line), f"{case}: {proc.stderr!r}"
         assert proc.stderr.count("\n") == 1, f"{case}: {proc.stderr!r}"
+
+
+def test_java_says_how_to_convert_a_key_it_cannot_read(certs: Certificates, tmp_path: Path) -> None:
+    # The JDK reads PKCS#8 keys only; "openssl ec" writes the older SEC1 form.
+    sec1 = tmp_path / "bot-sec1.key"
+    subprocess.run(
+        ["openssl", "ec", "-in", str(certs.client_key), "-out", str(sec1)],
+        check=True,
+        capture_output=True,
+    )
+    assert "-----BEGIN EC PRIVATE KEY-----" in sec1.read_text()
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GINREF_")}
+    env |= {"GINREF_ADDRESS": "127.0.0.1:1", "GINREF_TOKEN": "t"}
+    env |= trusting(certs, client=True, GINREF_CLIENT_KEY=str(sec1))
+    proc = subprocess.run(random_bot("java"), env=env, capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 2, proc.stderr
+    assert proc.stderr == (
+        f'random-bot-java: GINREF_CLIENT_KEY "{sec1}" is not a PKCS#8 key (BEGIN PRIVATE KEY), '
+        f"the only form Java reads: convert it with openssl pkcs8 -topk8 -nocrypt -in {sec1} "
+        f"-out {sec1}.pk8\n"
+    )

@@ -75,7 +75,8 @@ final class BotConfig {
     return !caCert.isEmpty();
   }
 
-  private static void readPem(String variable, String path, String what, String mark)
+  /** The file a variable names, checked to hold a PEM block of that kind. */
+  private static String readPem(String variable, String path, String what, String mark)
       throws Invalid {
     byte[] data;
     try {
@@ -87,9 +88,11 @@ final class BotConfig {
     } catch (IOException e) {
       throw new Invalid("cannot read " + variable + " \"" + path + "\": " + e.getMessage());
     }
-    if (!new String(data, StandardCharsets.ISO_8859_1).contains(mark)) {
+    String text = new String(data, StandardCharsets.ISO_8859_1);
+    if (!text.contains(mark)) {
       throw new Invalid(variable + " \"" + path + "\" is not a PEM " + what);
     }
+    return text;
   }
 
   /**
@@ -105,7 +108,12 @@ final class BotConfig {
     File key = null;
     if (!clientCert.isEmpty()) {
       readPem("GINREF_CLIENT_CERT", clientCert, "certificate", "-----BEGIN CERTIFICATE-----");
-      readPem("GINREF_CLIENT_KEY", clientKey, "private key", "PRIVATE KEY-----");
+      String pem = readPem("GINREF_CLIENT_KEY", clientKey, "private key", "PRIVATE KEY-----");
+      if (!pem.contains("-----BEGIN PRIVATE KEY-----")) {
+        throw new Invalid("GINREF_CLIENT_KEY \"" + clientKey + "\" is not a PKCS#8 key (BEGIN "
+            + "PRIVATE KEY), the only form Java reads: convert it with openssl pkcs8 -topk8 "
+            + "-nocrypt -in " + clientKey + " -out " + clientKey + ".pk8");
+      }
       cert = new File(clientCert);
       key = new File(clientKey);
     }
