@@ -46,6 +46,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -116,13 +117,37 @@ def bot_think_seconds(outputs: list[Path]) -> float:
     return total
 
 
-def referee_run(matches: int, first_seed: int, out: Path) -> dict[str, float]:
-    """One series in this process (see referee_child); figures per decision."""
+def referee_run(
+    matches: int,
+    first_seed: int,
+    out: Path,
+    *,
+    options: RefereeOptions = OPTIONS,
+    bots: tuple[BotSpec, BotSpec] = (BOT, BOT),
+    make_server: Callable[[], Any] | None = None,
+) -> dict[str, float]:
+    """One series in this process (see referee_child); figures per decision.
+
+    ``make_server``: a ``RefereeServer`` to play on, made and started inside the series' event
+    loop (bench_tls.py gives one that speaks TLS); by default the series makes its own.
+    """
     seeds = list(range(first_seed, first_seed + matches))
+
+    async def play() -> Any:
+        server = None
+        if make_server is not None:
+            server = make_server()
+            await server.start()
+        try:
+            return await run_series_async(
+                bots, Rules.profile("standard"), seeds, out, options, server=server
+            )
+        finally:
+            if server is not None:
+                await server.stop(0)
+
     cpu0, wall0 = time.process_time(), time.perf_counter()
-    series = asyncio.run(
-        run_series_async((BOT, BOT), Rules.profile("standard"), seeds, out, OPTIONS)
-    )
+    series = asyncio.run(play())
     cpu, wall = time.process_time() - cpu0, time.perf_counter() - wall0
     decisions = sum(m.decisions for m in series.matches)
     thinks = [

@@ -24,7 +24,10 @@ certificate: the connection then uses TLS and trusts that CA alone); with mutual
 ``GINREF_CLIENT_CERT`` and ``GINREF_CLIENT_KEY`` (the bot's certificate and key, PEM).
 ``GINREF_SERVER_NAME`` checks the referee's certificate against that name instead of the
 address's host, and ``GINREF_MATCHES`` (default 1) plays that many matches at once, one stream
-each (``Hello.concurrent_matches``).
+each (``Hello.concurrent_matches``), calling ``decide`` for one request at a time. Over TLS the
+bot does not wait for the referee to come up: a refused connection or handshake ends it at once
+with UNAVAILABLE and the reason. The JavaScript, C++, Go and Java clients read the same
+variables, with the same meaning and the same errors.
 
 Exit codes of :func:`run_bot`: 0 the referee ended the stream normally; 1 the connection failed,
 the stream ended with an error status, or ``decide`` raised; 2 the launch environment is missing
@@ -35,6 +38,7 @@ from __future__ import annotations
 
 import os
 import queue
+import re
 import sys
 import threading
 import traceback
@@ -85,6 +89,8 @@ ENV_SERVER_NAME = "GINREF_SERVER_NAME"
 ENV_MATCHES = "GINREF_MATCHES"
 # More streams than this is surely a typo; a referee caps them anyway.
 MAX_STREAMS = 64
+PEM_CERTIFICATE = b"-----BEGIN CERTIFICATE-----"
+PEM_KEY = b"PRIVATE KEY-----"
 
 EXIT_OK = 0
 EXIT_ERROR = 1
@@ -122,24 +128,13 @@ class BotConfig:
         """gRPC channel credentials for TLS (None: plain text), the files read now."""
         if self.ca_cert is None:
             return None
-        files: dict[str, bytes | None] = {}
-        for what, path in (
-            ("ca", self.ca_cert),
-            ("cert", self.client_cert),
-            ("key", self.client_key),
-        ):
-            if path is None:
-                files[what] = None
-                continue
-            try:
-                with open(path, "rb") as handle:
-                    files[what] = handle.read()
-            except OSError as exc:
-                raise ConfigError(f"cannot read {path!r}: {exc.strerror or exc}") from None
+        ca = _read_pem(ENV_CA_CERT, self.ca_cert, "certificate", PEM_CERTIFICATE)
+        cert = key = None
+        if self.client_cert is not None and self.client_key is not None:
+            cert = _read_pem(ENV_CLIENT_CERT, self.client_cert, "certificate", PEM_CERTIFICATE)
+            key = _read_pem(ENV_CLIENT_KEY, self.client_key, "private key", PEM_KEY)
         return grpc.ssl_channel_credentials(
-            root_certificates=files["ca"],
-            private_key=files["key"],
-            certificate_chain=files["cert"],
+            root_certificates=ca, private_key=key, certificate_chain=cert
         )
 
     def channel(self) -> Any:
@@ -151,6 +146,18 @@ class BotConfig:
         if self.server_name:
             options.append(("grpc.ssl_target_name_override", self.server_name))
         return grpc.secure_channel(self.address, creds, options=options)
+
+
+def _read_pem(variable: str, path: str, what: str, mark: bytes) -> bytes:
+    """The file that ``variable`` names, checked to hold a PEM block of that kind."""
+    try:
+        with open(path, "rb") as handle:
+            data = handle.read()
+    except OSError as exc:
+        raise ConfigError(f'cannot read {variable} "{path}": {exc.strerror or exc}') from None
+    if mark not in data:
+        raise ConfigError(f'{variable} "{path}" is not a PEM {what}')
+    return data
 
 
 def config_from_env(environ: Mapping[str, str] | None = None) -> BotConfig:
@@ -185,9 +192,9 @@ def config_from_env(environ: Mapping[str, str] | None = None) -> BotConfig:
     if client_cert is not None and ca_cert is None:
         raise ConfigError(f"{ENV_CLIENT_CERT} needs {ENV_CA_CERT}: a client certificate is for TLS")
     matches_text = env.get(ENV_MATCHES, "").strip() or "1"
-    if not matches_text.isdigit() or not 1 <= int(matches_text) <= MAX_STREAMS:
+    if not re.fullmatch(r"[0-9]{1,3}", matches_text) or not 1 <= int(matches_text) <= MAX_STREAMS:
         raise ConfigError(
-            f"{ENV_MATCHES}={matches_text!r}: expected a whole number, 1 to {MAX_STREAMS}"
+            f'{ENV_MATCHES}="{matches_text}": expected a whole number, 1 to {MAX_STREAMS}'
         )
     return BotConfig(
         address=env[ENV_ADDRESS].strip(),
@@ -324,6 +331,7 @@ def play(
     on_message: OnMessage | None = None,
     max_matches: int | None = None,
     connect_timeout: float | None = 10.0,
+    wait_for_ready: bool = True,
     err: TextIO | None = None,
 ) -> int:
     """Play over an open ``grpc.Channel`` until the referee ends the stream; return an exit code.
@@ -332,8 +340,10 @@ def play(
     public events are in Event messages and in each request's ``new_events``: see
     :func:`message_events`).
     ``max_matches``: half-close after that many MatchEnds, i.e. ask for no further match.
-    ``connect_timeout``: seconds to wait for the referee's first message (the call waits for the
-    server to come up until then); ``None`` waits forever.
+    ``connect_timeout``: seconds to wait for the referee's first message (with
+    ``wait_for_ready``, the call waits for the server to come up until then); ``None`` waits
+    forever. Without ``wait_for_ready`` a connection that fails (no server, a TLS handshake
+    refused) ends the call at once with UNAVAILABLE and the reason.
     """
     err = sys.stderr if err is None else err
     name = hello.bot_name or "bot"
@@ -341,7 +351,7 @@ def play(
     outbox.send(pb.BotMessage(hello=hello))
     # The generated stub is untyped (grpc ships no stubs); Play returns a response iterator.
     stub = pb_grpc.RefereeStub(channel)  # type: ignore[no-untyped-call]
-    call = stub.Play(iter(outbox), wait_for_ready=True)
+    call = stub.Play(iter(outbox), wait_for_ready=wait_for_ready)
     # A timer, not grpc.channel_ready_future: the latter leaves a connectivity-polling thread
     # behind that makes closing the channel take 200 ms.
     timed_out = threading.Event()
@@ -433,6 +443,9 @@ def run_bot(
     except ConfigError as exc:
         print(f"{name}: {exc}", file=sys.stderr)
         return EXIT_CONFIG
+    # A referee that starts the bot listens before it does, so a plain-text bot waits for the
+    # connection; over TLS (a hosted referee, already up) a failed handshake is reported at once.
+    wait = config.ca_cert is None
     try:
         if config.matches == 1:
             return play(
@@ -442,20 +455,37 @@ def run_bot(
                 on_message=on_message,
                 max_matches=max_matches,
                 connect_timeout=connect_timeout,
+                wait_for_ready=wait,
             )
-        # One stream per match at once, over one channel; ``decide`` and ``on_message`` are
-        # then called from as many threads.
+        # One stream per match at once, over one channel, each in a thread of its own; one
+        # call of ``decide`` or ``on_message`` at a time, as in every language's client, so
+        # that a bot's state needs no lock (messages of the streams interleave: a bot that
+        # keeps state per match keys it by match_id).
         codes: list[int] = []
+        one_at_a_time = threading.Lock()
+
+        def serial_decide(request: pb.DecisionRequest) -> pb.Action:
+            with one_at_a_time:
+                return decide(request)
+
+        serial_message: OnMessage | None = None
+        if on_message is not None:
+            seen = on_message
+
+            def serial_message(message: pb.RefereeMessage) -> None:
+                with one_at_a_time:
+                    seen(message)
 
         def stream() -> None:
             codes.append(
                 play(
                     channel,
-                    decide,
+                    serial_decide,
                     hello,
-                    on_message=on_message,
+                    on_message=serial_message,
                     max_matches=max_matches,
                     connect_timeout=connect_timeout,
+                    wait_for_ready=wait,
                 )
             )
 

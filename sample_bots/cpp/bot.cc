@@ -5,13 +5,19 @@
 
 #include <algorithm>
 #include <array>
+#include <cerrno>
 #include <climits>
 #include <cstring>
 #include <cstdlib>
 #include <exception>
+#include <fstream>
 #include <iostream>
 #include <memory>
+#include <mutex>
+#include <sstream>
 #include <stdexcept>
+#include <thread>
+#include <vector>
 
 #include "ginrummy/v1/ginrummy.grpc.pb.h"
 
@@ -114,25 +120,81 @@ uint64_t splitmix64(uint64_t& state) {
   return z ^ (z >> 31);
 }
 
-int run_bot(const Decide& decide, const std::string& name, const std::string& version) {
-  const std::string address = trimmed_env("GINREF_ADDRESS");
-  const std::string token = trimmed_env("GINREF_TOKEN");
-  if (address.empty() || token.empty()) {
-    std::cerr << name << ": GINREF_ADDRESS and GINREF_TOKEN must be set (the referee sets them "
-              << "when it starts the bot)" << std::endl;
-    return 2;
-  }
-  auto channel = grpc::CreateChannel(address, grpc::InsecureChannelCredentials());
-  auto stub = pb::Referee::NewStub(channel);
-  grpc::ClientContext context;
-  context.set_wait_for_ready(true);  // the referee is listening before it starts the bot
-  auto stream = stub->Play(&context);
+namespace {
 
-  pb::BotMessage hello;
-  hello.mutable_hello()->set_token(token);
-  hello.mutable_hello()->set_bot_name(name);
-  hello.mutable_hello()->set_bot_version(version);
-  hello.mutable_hello()->set_protocol_version(1);
+struct Config {
+  std::string address, token;
+  std::string ca_cert, client_cert, client_key;  // TLS when ca_cert is set; mutual TLS
+  std::string server_name;  // the name the referee's certificate must carry
+  int matches = 1;  // streams at once, one match each
+};
+
+constexpr int kMaxStreams = 64;  // more than this is surely a typo
+
+// The launch environment (the variables of sample_bots/client.py, with the same meaning and
+// the same errors); returns "" or the one line to print before exiting 2.
+std::string config_from_env(Config& c) {
+  c.address = trimmed_env("GINREF_ADDRESS");
+  c.token = trimmed_env("GINREF_TOKEN");
+  c.ca_cert = trimmed_env("GINREF_CA_CERT");
+  c.client_cert = trimmed_env("GINREF_CLIENT_CERT");
+  c.client_key = trimmed_env("GINREF_CLIENT_KEY");
+  c.server_name = trimmed_env("GINREF_SERVER_NAME");
+  if (c.address.empty() || c.token.empty()) {
+    return "GINREF_ADDRESS and GINREF_TOKEN must be set (the referee sets them when it starts "
+           "the bot; a hosted referee's organiser gives them to you)";
+  }
+  if (c.client_cert.empty() != c.client_key.empty()) {
+    return "GINREF_CLIENT_CERT and GINREF_CLIENT_KEY go together: set both or neither";
+  }
+  if (!c.client_cert.empty() && c.ca_cert.empty()) {
+    return "GINREF_CLIENT_CERT needs GINREF_CA_CERT: a client certificate is for TLS";
+  }
+  std::string text = trimmed_env("GINREF_MATCHES");
+  if (text.empty()) text = "1";
+  const bool digits = text.size() <= 3 && text.find_first_not_of("0123456789") == std::string::npos;
+  c.matches = digits ? std::stoi(text) : 0;
+  if (c.matches < 1 || c.matches > kMaxStreams) {
+    return "GINREF_MATCHES=\"" + text + "\": expected a whole number, 1 to " +
+           std::to_string(kMaxStreams);
+  }
+  return "";
+}
+
+// Reads the file a variable names into `out`; returns "" or the one line saying what is wrong.
+std::string read_pem(const char* variable, const std::string& path, const char* what,
+                     const char* mark, std::string& out) {
+  std::ifstream file(path, std::ios::binary);
+  if (!file) {
+    return std::string("cannot read ") + variable + " \"" + path + "\": " + std::strerror(errno);
+  }
+  std::ostringstream data;
+  data << file.rdbuf();
+  out = data.str();
+  if (out.find(mark) == std::string::npos) {
+    return std::string(variable) + " \"" + path + "\" is not a PEM " + what;
+  }
+  return "";
+}
+
+const char* status_name(grpc::StatusCode code) {
+  static const char* const kNames[] = {
+      "OK", "CANCELLED", "UNKNOWN", "INVALID_ARGUMENT", "DEADLINE_EXCEEDED", "NOT_FOUND",
+      "ALREADY_EXISTS", "PERMISSION_DENIED", "RESOURCE_EXHAUSTED", "FAILED_PRECONDITION",
+      "ABORTED", "OUT_OF_RANGE", "UNIMPLEMENTED", "INTERNAL", "UNAVAILABLE", "DATA_LOSS",
+      "UNAUTHENTICATED"};
+  const int index = static_cast<int>(code);
+  return index >= 0 && index < 17 ? kNames[index] : "UNKNOWN";
+}
+
+// One Play stream to its end; returns its exit code.
+int play(pb::Referee::Stub& stub, const Decide& decide, const pb::BotMessage& hello,
+         const std::string& name, bool wait) {
+  grpc::ClientContext context;
+  // A referee that starts the bot listens before it does, so a plain-text bot waits for the
+  // connection; over TLS (a hosted referee, already up) a failed handshake is reported at once.
+  context.set_wait_for_ready(wait);
+  auto stream = stub.Play(&context);
   stream->Write(hello);
 
   int code = 0;
@@ -158,11 +220,63 @@ int run_bot(const Decide& decide, const std::string& name, const std::string& ve
   stream->WritesDone();
   const grpc::Status status = stream->Finish();
   if (code == 0 && !status.ok()) {
-    std::cerr << name << ": the referee ended the stream: " << status.error_code() << " "
-              << status.error_message() << std::endl;
+    std::cerr << name << ": the referee ended the stream: " << status_name(status.error_code())
+              << ": " << status.error_message() << std::endl;
     code = 1;
   }
   return code;
+}
+
+}  // namespace
+
+int run_bot(const Decide& decide, const std::string& name, const std::string& version) {
+  Config config;
+  std::string error = config_from_env(config);
+  std::shared_ptr<grpc::ChannelCredentials> credentials = grpc::InsecureChannelCredentials();
+  grpc::ChannelArguments arguments;
+  if (error.empty() && !config.ca_cert.empty()) {
+    grpc::SslCredentialsOptions tls;
+    error = read_pem("GINREF_CA_CERT", config.ca_cert, "certificate",
+                     "-----BEGIN CERTIFICATE-----", tls.pem_root_certs);
+    if (error.empty() && !config.client_cert.empty()) {
+      error = read_pem("GINREF_CLIENT_CERT", config.client_cert, "certificate",
+                       "-----BEGIN CERTIFICATE-----", tls.pem_cert_chain);
+    }
+    if (error.empty() && !config.client_key.empty()) {
+      error = read_pem("GINREF_CLIENT_KEY", config.client_key, "private key", "PRIVATE KEY-----",
+                       tls.pem_private_key);
+    }
+    credentials = grpc::SslCredentials(tls);
+    if (!config.server_name.empty()) arguments.SetSslTargetNameOverride(config.server_name);
+  }
+  if (!error.empty()) {
+    std::cerr << name << ": " << error << std::endl;
+    return 2;
+  }
+  auto channel = grpc::CreateCustomChannel(config.address, credentials, arguments);
+  auto stub = pb::Referee::NewStub(channel);
+  pb::BotMessage hello;
+  hello.mutable_hello()->set_token(config.token);
+  hello.mutable_hello()->set_bot_name(name);
+  hello.mutable_hello()->set_bot_version(version);
+  hello.mutable_hello()->set_protocol_version(1);
+  if (config.matches > 1) hello.mutable_hello()->set_concurrent_matches(config.matches);
+  const bool wait = config.ca_cert.empty();
+  if (config.matches == 1) return play(*stub, decide, hello, name, wait);
+  // Several streams at once, one thread each; decisions one at a time, so that a bot's own
+  // state needs no lock.
+  std::mutex one_decision;
+  const Decide serial = [&](const pb::DecisionRequest& request) {
+    std::lock_guard<std::mutex> lock(one_decision);
+    return decide(request);
+  };
+  std::vector<int> codes(config.matches, 0);
+  std::vector<std::thread> threads;
+  for (int i = 0; i < config.matches; ++i) {
+    threads.emplace_back([&, i] { codes[i] = play(*stub, serial, hello, name, wait); });
+  }
+  for (auto& thread : threads) thread.join();
+  return *std::max_element(codes.begin(), codes.end());
 }
 
 }  // namespace ginref

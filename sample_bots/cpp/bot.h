@@ -16,9 +16,11 @@ namespace pb = ::ginrummy::v1;
 // A bot's policy: the action answering a request (normally an entry of legal_actions).
 using Decide = std::function<pb::Action(const pb::DecisionRequest&)>;
 
-// Connects with GINREF_ADDRESS / GINREF_TOKEN, plays until the referee ends the stream and
-// returns the process exit code: 0 stream ended OK; 1 error status or decide threw; 2 the
-// launch environment is missing.
+// Connects with GINREF_ADDRESS / GINREF_TOKEN (over TLS with GINREF_CA_CERT, and the other
+// variables of a hosted referee: docs/writing-a-bot.md), plays until the referee ends the stream
+// and returns the process exit code: 0 stream ended OK; 1 the connection failed, an error status
+// or decide threw; 2 the launch environment is missing or malformed. With GINREF_MATCHES=n it
+// plays on n streams at once, calling decide one request at a time, and returns the worst code.
 int run_bot(const Decide& decide, const std::string& name, const std::string& version);
 
 // Card index (suit * 13 + rank, suits C D H S, ranks A..K) of a wire card such as "TD";

@@ -57,6 +57,7 @@ from sample_bots.client import (
     wire_card,
     wire_cards,
 )
+from tests.support.certs import make_certificates
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -376,6 +377,128 @@ def test_config_from_env() -> None:
     assert config_from_env({**env, "GINREF_SEAT": "3"}).seat == 3  # four players (§10)
     with pytest.raises(ConfigError, match="GINREF_SEAT='4'"):
         config_from_env({**env, "GINREF_SEAT": "4"})
+
+
+PEM_CA = "-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n"
+PEM_KEY = "-----BEGIN PRIVATE KEY-----\nMIGH\n-----END PRIVATE KEY-----\n"
+HOSTED = {"GINREF_ADDRESS": "referee.example.org:50051", "GINREF_TOKEN": "entry-token"}
+
+
+def test_config_from_env_tls_and_streams() -> None:
+    plain = config_from_env(HOSTED)
+    assert plain == BotConfig("referee.example.org:50051", "entry-token")
+    assert (plain.ca_cert, plain.client_cert, plain.server_name, plain.matches) == (
+        None,
+        None,
+        None,
+        1,
+    )
+    assert plain.credentials() is None  # plain text, as the referee's own launches use
+    full = config_from_env(
+        {
+            **HOSTED,
+            "GINREF_CA_CERT": " ca.pem ",
+            "GINREF_CLIENT_CERT": "bot.pem",
+            "GINREF_CLIENT_KEY": "bot.key",
+            "GINREF_SERVER_NAME": "referee",
+            "GINREF_MATCHES": "3",
+        }
+    )
+    assert full == BotConfig(
+        "referee.example.org:50051",
+        "entry-token",
+        None,
+        "ca.pem",
+        "bot.pem",
+        "bot.key",
+        "referee",
+        3,
+    )
+    assert config_from_env({**HOSTED, "GINREF_MATCHES": "64"}).matches == 64
+    assert config_from_env({**HOSTED, "GINREF_MATCHES": " "}).matches == 1
+    assert config_from_env({**HOSTED, "GINREF_CA_CERT": ""}).ca_cert is None
+
+
+PAIR = "GINREF_CLIENT_CERT and GINREF_CLIENT_KEY go together: set both or neither"
+
+
+@pytest.mark.parametrize(
+    ("variables", "message"),
+    [
+        ({"GINREF_CA_CERT": "ca.pem", "GINREF_CLIENT_CERT": "bot.pem"}, PAIR),
+        ({"GINREF_CA_CERT": "ca.pem", "GINREF_CLIENT_KEY": "bot.key"}, PAIR),
+        (
+            {"GINREF_CLIENT_CERT": "bot.pem", "GINREF_CLIENT_KEY": "bot.key"},
+            "GINREF_CLIENT_CERT needs GINREF_CA_CERT: a client certificate is for TLS",
+        ),
+        *(
+            ({"GINREF_MATCHES": text}, f'GINREF_MATCHES="{text}": expected a whole number, 1 to 64')
+            for text in ("0", "65", "two", "-1", "+2", "1.5", "\u00b2")
+        ),
+    ],
+)
+def test_config_from_env_refuses_a_malformed_hosted_environment(
+    variables: dict[str, str], message: str
+) -> None:
+    with pytest.raises(ConfigError) as caught:
+        config_from_env({**HOSTED, **variables})
+    assert str(caught.value) == message
+
+
+def test_tls_files_are_read_when_the_channel_is_made_and_must_be_pem(tmp_path: Path) -> None:
+    ca, key, text = tmp_path / "ca.pem", tmp_path / "bot.key", tmp_path / "notes.txt"
+    ca.write_text(PEM_CA)
+    key.write_text(PEM_KEY)
+    text.write_text("not a certificate\n")
+    missing = tmp_path / "missing.pem"
+    good = {"GINREF_CA_CERT": str(ca), "GINREF_CLIENT_CERT": str(ca), "GINREF_CLIENT_KEY": str(key)}
+    assert isinstance(config_from_env({**HOSTED, **good}).credentials(), grpc.ChannelCredentials)
+    cases = [
+        (
+            {"GINREF_CA_CERT": str(missing)},
+            f'cannot read GINREF_CA_CERT "{missing}": No such file or directory',
+        ),
+        ({"GINREF_CA_CERT": str(text)}, f'GINREF_CA_CERT "{text}" is not a PEM certificate'),
+        (
+            {**good, "GINREF_CLIENT_CERT": str(key)},
+            f'GINREF_CLIENT_CERT "{key}" is not a PEM certificate',
+        ),
+        (
+            {**good, "GINREF_CLIENT_KEY": str(ca)},
+            f'GINREF_CLIENT_KEY "{ca}" is not a PEM private key',
+        ),
+    ]
+    for variables, message in cases:
+        config = config_from_env({**HOSTED, **variables})  # only paths are checked here
+        with pytest.raises(ConfigError) as caught:
+            config.credentials()
+        assert str(caught.value) == message
+
+
+def test_run_bot_says_which_tls_file_is_wrong_and_exits_2(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    for name, value in HOSTED.items():
+        monkeypatch.setenv(name, value)
+    monkeypatch.setenv("GINREF_CA_CERT", str(tmp_path / "ca.pem"))
+    assert run_bot(greedy_bot.decide, "g") == EXIT_CONFIG
+    err = capsys.readouterr().err
+    assert (
+        err == f'g: cannot read GINREF_CA_CERT "{tmp_path / "ca.pem"}": No such file or directory\n'
+    )
+
+
+def test_run_bot_over_tls_reports_a_failed_connection_at_once(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    # A plain-text bot waits for the referee that started it to listen (connect_timeout); over
+    # TLS the referee is a hosted one, already up, so a refused connection or handshake is
+    # reported at once, with its status, not after the wait. Nothing listens on port 1.
+    certs = make_certificates(tmp_path)
+    config = BotConfig("127.0.0.1:1", TOKEN, ca_cert=str(certs.ca))
+    code = run_bot(greedy_bot.decide, "g", config=config, connect_timeout=60.0)
+    assert code == EXIT_ERROR
+    assert "g: the referee ended the stream: UNAVAILABLE: " in capsys.readouterr().err
 
 
 def test_run_bot_without_environment_exits_2(

@@ -50,8 +50,8 @@ Hostile modes (tests/bots/test_hostile_bots.py), at decision ARG unless said oth
   chatter      write to stdout without end, without answering
   escape       start a grandchild in a session of its own that ignores SIGTERM (its pid goes
                to stdout), then play
-Env GINREF_CA_CERT: connect over TLS, trusting that CA (as a hosted referee's remote bot).
-Env TESTBOT_PIDFILE: write this process's pid to "$TESTBOT_PIDFILE.<seat>".
+Env TESTBOT_PIDFILE: write this process's pid to "$TESTBOT_PIDFILE.<seat>". Env GINREF_CA_CERT
+(and GINREF_CLIENT_CERT, GINREF_CLIENT_KEY): connect over TLS, as the sample clients do.
 """
 
 from __future__ import annotations
@@ -63,7 +63,6 @@ import subprocess
 import sys
 import time
 from collections.abc import Callable
-from typing import Any
 
 import grpc  # type: ignore[import-untyped]
 
@@ -100,6 +99,24 @@ def best_discard(request: pb.DecisionRequest) -> pb.Action | None:
 def raw(message: object) -> bytes:
     """The stream's serializer: a message, or bytes sent as they are (for the garbage modes)."""
     return message if isinstance(message, bytes) else message.SerializeToString()  # type: ignore[attr-defined]
+
+
+def channel_to(address: str) -> grpc.aio.Channel:
+    """Plain text, or TLS trusting the CA in GINREF_CA_CERT (with GINREF_CLIENT_CERT and
+    GINREF_CLIENT_KEY: mutual TLS), as the sample clients do."""
+    ca = os.environ.get("GINREF_CA_CERT")
+    if not ca:
+        return grpc.aio.insecure_channel(address)
+    cert, key = os.environ.get("GINREF_CLIENT_CERT"), os.environ.get("GINREF_CLIENT_KEY")
+
+    def read(path: str | None) -> bytes | None:
+        if not path:
+            return None
+        with open(path, "rb") as handle:
+            return handle.read()
+
+    credentials = grpc.ssl_channel_credentials(read(ca), read(key), read(cert))
+    return grpc.aio.secure_channel(address, credentials)
 
 
 def open_stream(channel: object) -> object:
@@ -264,15 +281,6 @@ async def hello(call: object, token: str, name: str) -> None:
     )
 
 
-def _channel(address: str) -> Any:
-    """Plain text, or TLS trusting GINREF_CA_CERT (a hosted referee's remote bot)."""
-    ca = os.environ.get("GINREF_CA_CERT")
-    if not ca:
-        return grpc.aio.insecure_channel(address)
-    with open(ca, "rb") as fh:
-        return grpc.aio.secure_channel(address, grpc.ssl_channel_credentials(fh.read()))
-
-
 async def expect_refused(channel: object, token: str, code: object) -> None:
     stub = pb_grpc.RefereeStub(channel)
     call = stub.Play()
@@ -303,7 +311,7 @@ async def main(mode: str, arg: float, arg2: float = 200_000) -> int:
     address = os.environ["GINREF_ADDRESS"]
     token = os.environ["GINREF_TOKEN"]
     at = int(arg)
-    async with _channel(address) as channel:
+    async with channel_to(address) as channel:
         if mode == "wrong_token":
             await expect_refused(channel, token + "x", grpc.StatusCode.UNAUTHENTICATED)
         call = open_stream(channel)

@@ -12,12 +12,16 @@ import (
 	"io"
 	"os"
 	"strings"
+	"sync"
+	"unicode"
 
 	pb "github.com/ginref/ginref/gen/go/ginrummy/v1"
 	"google.golang.org/grpc"
+	"google.golang.org/grpc/status"
 )
 
 // Decide is a bot's policy: the action answering a request (normally an entry of LegalActions).
+// RunBot calls it one request at a time, even with several streams.
 type Decide func(request *pb.DecisionRequest) *pb.Action
 
 func formatFault(f *pb.Fault) string {
@@ -30,33 +34,85 @@ func formatFault(f *pb.Fault) string {
 		kind, f.GetRule(), f.GetRequestId(), f.GetMessage(), then)
 }
 
-// RunBot connects with GINREF_ADDRESS and GINREF_TOKEN, plays until the referee ends the
-// stream and returns the process exit code: 0 the stream ended with status OK; 1 the
-// connection failed, an error status, or decide panicked; 2 the launch environment is missing.
-func RunBot(decide Decide, name, version string) (code int) {
-	address := strings.TrimSpace(os.Getenv("GINREF_ADDRESS"))
-	token := strings.TrimSpace(os.Getenv("GINREF_TOKEN"))
-	if address == "" || token == "" {
-		fmt.Fprintf(os.Stderr, "%s: GINREF_ADDRESS and GINREF_TOKEN must be set (the referee "+
-			"sets them when it starts the bot)\n", name)
+// statusName spells a gRPC code as the proto and the other languages do: AlreadyExists ->
+// ALREADY_EXISTS.
+func statusName(err error) string {
+	var b strings.Builder
+	prev := rune(0)
+	for _, r := range status.Code(err).String() {
+		if unicode.IsUpper(r) && unicode.IsLower(prev) {
+			b.WriteByte('_')
+		}
+		b.WriteRune(unicode.ToUpper(r))
+		prev = r
+	}
+	return b.String()
+}
+
+// RunBot connects with the launch environment (ConfigFromEnv), plays until the referee ends
+// the stream and returns the process exit code: 0 the stream ended with status OK; 1 the
+// connection failed, an error status, or decide panicked; 2 the launch environment is missing
+// or malformed. With GINREF_MATCHES=n it plays on n streams at once and returns the worst code.
+func RunBot(decide Decide, name, version string) int {
+	config, err := ConfigFromEnv()
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "%s: %v\n", name, err)
 		return 2
 	}
-	conn, err := grpc.Dial(address, grpc.WithInsecure())
+	creds, err := config.Credentials()
 	if err != nil {
-		fmt.Fprintf(os.Stderr, "%s: cannot connect to %s: %v\n", name, address, err)
+		fmt.Fprintf(os.Stderr, "%s: %v\n", name, err)
+		return 2
+	}
+	conn, err := grpc.Dial(config.Address, creds)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "%s: cannot connect to %s: %v\n", name, config.Address, err)
 		return 1
 	}
 	defer conn.Close()
+	hello := &pb.Hello{Token: config.Token, BotName: name, BotVersion: version, ProtocolVersion: 1}
+	if config.Matches > 1 {
+		hello.ConcurrentMatches = int32(config.Matches)
+	}
+	// A referee that starts the bot listens before it does, so a plain-text bot waits for the
+	// connection; over TLS (a hosted referee, already up) a failed handshake is reported at once.
+	wait := config.CACert == ""
+	var mu sync.Mutex // one decision at a time: a bot's state needs no lock of its own
+	serial := func(request *pb.DecisionRequest) *pb.Action {
+		mu.Lock()
+		defer mu.Unlock()
+		return decide(request)
+	}
+	codes := make([]int, config.Matches)
+	var streams sync.WaitGroup
+	for i := range codes {
+		streams.Add(1)
+		go func(i int) {
+			defer streams.Done()
+			codes[i] = play(conn, serial, hello, name, wait)
+		}(i)
+	}
+	streams.Wait()
+	worst := 0
+	for _, code := range codes {
+		if code > worst {
+			worst = code
+		}
+	}
+	return worst
+}
+
+// play runs one Play stream to its end and returns its exit code.
+func play(conn *grpc.ClientConn, decide Decide, hello *pb.Hello, name string, wait bool) (code int) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	// WaitForReady: the referee is listening before it starts the bot.
-	stream, err := pb.NewRefereeClient(conn).Play(ctx, grpc.WaitForReady(true))
+	stream, err := pb.NewRefereeClient(conn).Play(ctx, grpc.WaitForReady(wait))
 	if err != nil {
-		fmt.Fprintf(os.Stderr, "%s: cannot open the Play stream: %v\n", name, err)
+		fmt.Fprintf(os.Stderr, "%s: cannot open the Play stream: %s: %s\n", name, statusName(err),
+			status.Convert(err).Message())
 		return 1
 	}
-	hello := &pb.Hello{Token: token, BotName: name, BotVersion: version, ProtocolVersion: 1}
-	if err := stream.Send(&pb.BotMessage{Kind: &pb.BotMessage_Hello{Hello: hello}}); err != nil {
+	if err := stream.Send(&pb.BotMessage{Kind: &pb.BotMessage_Hello{Hello: hello}}); err != nil && err != io.EOF {
 		fmt.Fprintf(os.Stderr, "%s: cannot send the Hello: %v\n", name, err)
 		return 1
 	}
@@ -73,7 +129,8 @@ func RunBot(decide Decide, name, version string) (code int) {
 			return 0
 		}
 		if err != nil {
-			fmt.Fprintf(os.Stderr, "%s: the referee ended the stream: %v\n", name, err)
+			fmt.Fprintf(os.Stderr, "%s: the referee ended the stream: %s: %s\n", name,
+				statusName(err), status.Convert(err).Message())
 			return 1
 		}
 		switch kind := message.Kind.(type) {

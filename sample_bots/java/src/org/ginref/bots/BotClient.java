@@ -1,9 +1,10 @@
 package org.ginref.bots;
 
 import io.grpc.ManagedChannel;
-import io.grpc.ManagedChannelBuilder;
 import io.grpc.Status;
 import io.grpc.stub.StreamObserver;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
@@ -26,7 +27,7 @@ import org.ginref.ginrummy.v1.RefereeMessage;
 public final class BotClient {
   private BotClient() {}
 
-  /** What the gRPC thread hands to the main thread: a message, or the end of the stream. */
+  /** What the gRPC thread hands to the stream's thread: a message, or the end of the stream. */
   private record Event(RefereeMessage message, Status status) {}
 
   private static String formatFault(Fault fault) {
@@ -37,20 +38,72 @@ public final class BotClient {
   }
 
   /**
-   * Connects with GINREF_ADDRESS and GINREF_TOKEN, plays until the referee ends the stream and
-   * returns the process exit code: 0 the stream ended with status OK; 1 an error status or
-   * decide threw; 2 the launch environment is missing.
+   * Connects with the launch environment (GINREF_ADDRESS and GINREF_TOKEN; over TLS with
+   * GINREF_CA_CERT and the other variables of a hosted referee: see BotConfig), plays until the
+   * referee ends the stream and returns the process exit code: 0 the stream ended with status
+   * OK; 1 the connection failed, an error status, or decide threw; 2 the launch environment is
+   * missing or malformed. With GINREF_MATCHES=n it plays on n streams at once, calling decide
+   * one request at a time, and returns the worst code.
    */
   public static int run(Function<DecisionRequest, Action> decide, String name, String version)
       throws InterruptedException {
-    String address = System.getenv().getOrDefault("GINREF_ADDRESS", "").trim();
-    String token = System.getenv().getOrDefault("GINREF_TOKEN", "").trim();
-    if (address.isEmpty() || token.isEmpty()) {
-      System.err.println(name + ": GINREF_ADDRESS and GINREF_TOKEN must be set (the referee "
-          + "sets them when it starts the bot)");
+    BotConfig config;
+    ManagedChannel channel;
+    try {
+      config = new BotConfig(System.getenv());
+      channel = config.channel();
+    } catch (BotConfig.Invalid e) {
+      System.err.println(name + ": " + e.getMessage());
       return 2;
     }
-    ManagedChannel channel = ManagedChannelBuilder.forTarget(address).usePlaintext().build();
+    Hello.Builder hello = Hello.newBuilder().setToken(config.token).setBotName(name)
+        .setBotVersion(version).setProtocolVersion(1);
+    if (config.matches > 1) {
+      hello.setConcurrentMatches(config.matches);
+    }
+    BotMessage helloMessage = BotMessage.newBuilder().setHello(hello).build();
+    // A referee that starts the bot listens before it does, so a plain-text bot waits for the
+    // connection; over TLS (a hosted referee, already up) a failed handshake is reported at once.
+    boolean wait = !config.tls();
+    int code;
+    if (config.matches == 1) {
+      code = play(channel, decide, helloMessage, name, wait);
+    } else {
+      // One thread per stream; decisions one at a time, so that a bot's state needs no lock.
+      Object oneDecision = new Object();
+      Function<DecisionRequest, Action> serial = request -> {
+        synchronized (oneDecision) {
+          return decide.apply(request);
+        }
+      };
+      int[] codes = new int[config.matches];
+      List<Thread> threads = new ArrayList<>();
+      for (int i = 0; i < config.matches; i++) {
+        int index = i;
+        Thread thread = new Thread(() -> {
+          try {
+            codes[index] = play(channel, serial, helloMessage, name, wait);
+          } catch (InterruptedException e) {
+            codes[index] = 1;
+          }
+        });
+        thread.start();
+        threads.add(thread);
+      }
+      code = 0;
+      for (int i = 0; i < threads.size(); i++) {
+        threads.get(i).join();
+        code = Math.max(code, codes[i]);
+      }
+    }
+    channel.shutdown();
+    channel.awaitTermination(1, TimeUnit.SECONDS);
+    return code;
+  }
+
+  /** One Play stream to its end; returns its exit code. */
+  private static int play(ManagedChannel channel, Function<DecisionRequest, Action> decide,
+      BotMessage hello, String name, boolean wait) throws InterruptedException {
     LinkedBlockingQueue<Event> inbox = new LinkedBlockingQueue<>();
     StreamObserver<RefereeMessage> receiver = new StreamObserver<>() {
       @Override
@@ -68,22 +121,26 @@ public final class BotClient {
         inbox.add(new Event(null, Status.OK));
       }
     };
-    // withWaitForReady: the referee is listening before it starts the bot.
-    StreamObserver<BotMessage> sender =
-        RefereeGrpc.newStub(channel).withWaitForReady().play(receiver);
-    sender.onNext(BotMessage.newBuilder()
-        .setHello(Hello.newBuilder().setToken(token).setBotName(name).setBotVersion(version)
-            .setProtocolVersion(1))
-        .build());
+    RefereeGrpc.RefereeStub stub = RefereeGrpc.newStub(channel);
+    if (wait) {
+      stub = stub.withWaitForReady();
+    }
+    StreamObserver<BotMessage> sender = stub.play(receiver);
+    sender.onNext(hello);
     int code = 0;
     // Decisions run on this thread, one at a time, in the order the messages arrived.
     while (true) {
       Event event = inbox.take();
       if (event.status() != null) {
-        if (event.status().isOk()) {
+        Status status = event.status();
+        if (status.isOk()) {
           sender.onCompleted();
         } else {
-          System.err.println(name + ": the referee ended the stream: " + event.status());
+          // One line: Netty appends the channel's pipeline to a failed connection's description.
+          String description = String.valueOf(status.getDescription()).split("\n", 2)[0];
+          String cause = status.getCause() == null ? "" : " (" + status.getCause() + ")";
+          System.err.println(name + ": the referee ended the stream: " + status.getCode() + ": "
+              + description + cause.replace('\n', ' '));
           code = 1;
         }
         break;
@@ -109,8 +166,6 @@ public final class BotClient {
         System.err.println(name + ": " + formatFault(message.getFault()));
       }
     }
-    channel.shutdown();
-    channel.awaitTermination(1, TimeUnit.SECONDS);
     return code;
   }
 }
