@@ -292,6 +292,22 @@ class Spectator:
         return self._rules.players if self._rules is not None else 2
 
     @property
+    def seed(self) -> int | None:
+        """The header's seed, for the caller to tell which deal the match plays (a tournament
+        hides the tables of a deal others still play); never part of :meth:`view`."""
+        return None if self._header is None else _int(self._header.get("seed"))
+
+    @property
+    def labels(self) -> tuple[str, ...]:
+        """The header's label of each seat, in seat order (a tournament's bot names)."""
+        return tuple(self._labels.get(seat, "") for seat in range(self.players))
+
+    @property
+    def started(self) -> bool:
+        """Whether the header has been read."""
+        return self._header is not None
+
+    @property
     def over(self) -> bool:
         """Whether the match result has been read."""
         return self._over
@@ -358,11 +374,13 @@ class Spectator:
         revealed = result is not None
         events = hand.events if revealed else hidden_events(hand.events)
         to_act = hand.to_act
+        # With three players the dealer sits out, and hand seat 1 plays the dealer's part (R10.1).
+        dealer = 3 - seats[0] - seats[1] if self.players == 3 else seats[hand.dealer]
         return {
             "table": shown.table,
             "hand": hand.number + 1,
             "seats": list(seats),
-            "dealer": seats[hand.dealer],
+            "dealer": dealer,
             "to_act": None if to_act is None or revealed else seats[to_act],
             "phase": hand.phase.value,
             "upcard": None if hand.upcard is None else card_str(hand.upcard),

@@ -254,6 +254,7 @@ def test_three_players_say_who_sits_out_and_partnerships_show_two_tables() -> No
     deal = next(r for r in three if r["type"] == "deal")
     view = spectator_view(three[: three.index(deal) + 1])
     assert view["sitting_out"] == ({0, 1, 2} - set(deal["seats"])).pop()
+    assert view["tables"][0]["dealer"] == view["sitting_out"]  # the dealer sits out (R10.1)
     assert view["tables"][0]["seats"] == deal["seats"]
     four = group_records(4, 5)
     deals = [i for i, r in enumerate(four) if r["type"] == "deal"]

@@ -179,15 +179,16 @@ def two_player_log(
     seed: int = 1,
     choices: int = 1,
     forfeit_at: int | None = None,
+    labels: tuple[str, str] = (LABELS[0], LABELS[1]),
 ) -> Path:
     """Play ``rules`` (two players) from ``seed`` with seeded random legal actions (a knock or
     gin whenever one is legal) and write its log at ``path``, as :func:`group_match_log` does
-    for three or four (``choices`` and ``forfeit_at`` alike)."""
+    for three or four (``choices`` and ``forfeit_at`` alike); ``labels``: the seats' bots."""
     match = Match(rules, seed)
     seal = DealSeal(seed)
     rng = random.Random(choices)
     log = ReplayLogWriter(path)
-    bots = [(s, LABELS[s], ["random_bot", str(s)], f"seat{s}.out") for s in range(2)]
+    bots = [(s, labels[s], ["random_bot", str(s)], f"seat{s}.out") for s in range(2)]
     header = header_dict(
         path.stem, "2026-01-01T00:00:00.000+00:00", rules, seed, seal.commitment,
         (MOVE_MS, 0, 0), (1, 1), bots,
