@@ -47,6 +47,7 @@ KEPT_VIEWS = 24  # finished matches whose last view stays available (TournamentW
 READ_CAP = 4 << 20  # bytes read from one log in one poll: a huge log is read over several
 STALL_S = 30.0  # a log in progress that has not grown for this long is said to be stalled
 FRESH_S = 2.0  # a directory changed this recently is listed again (coarse file-system clocks)
+SETTLED_S = 30.0  # how often directories of finished logs only are looked at again
 # Standings are refitted at most every this many times their last cost (at most so long: the
 # first fit's cost includes loading the statistics library).
 STANDINGS_SHARE = 10
@@ -76,31 +77,45 @@ NewFollower = Callable[[], Follower]
 
 
 class _Listing:
-    """The replay logs under a directory, listed again only where a directory changed."""
+    """The replay logs under a directory, listed again only where a directory changed.
+
+    A directory of logs that are all finished, with no directory in it, is settled: the runner
+    adds nothing to it (a job's directory holds that job's matches only), so it is looked at
+    again only every SETTLED_S seconds, and a large tournament's thousands of finished jobs cost
+    a poll next to nothing. Other directories (a pairing's, which gets a new job's directory
+    now and then) are looked at every time: a glance at their mtime when they did not change.
+    """
 
     def __init__(self, root: Path, clock: Callable[[], float]) -> None:
         self.root = root
         self._clock = clock
         # directory -> (its mtime, subdirectories, logs)
         self._dirs: dict[str, tuple[int, list[str], list[str]]] = {}
+        self._settled: set[str] = set()
+        self._checked = clock()  # when settled directories were last looked at
 
-    def logs(self) -> list[str]:
-        """Every ``*.jsonl`` file under the root (symbolic links not followed)."""
+    def logs(self, finished: set[str]) -> list[str]:
+        """Every ``*.jsonl`` file under the root (symbolic links not followed), but those of
+        settled directories (``finished``: the logs of journaled matches)."""
         found: list[str] = []
         seen: set[str] = set()
-        self._visit(os.fspath(self.root), found, seen)
+        if self._clock() - self._checked >= SETTLED_S:
+            self._settled.clear()
+            self._checked = self._clock()
+        self._visit(os.fspath(self.root), found, seen, finished)
         for gone in set(self._dirs) - seen:
             del self._dirs[gone]
         return found
 
-    def _visit(self, directory: str, found: list[str], seen: set[str]) -> None:
+    def _visit(self, directory: str, found: list[str], seen: set[str], finished: set[str]) -> None:
+        """List ``directory`` into ``found``."""
+        seen.add(directory)
         try:
             info = os.stat(directory, follow_symlinks=False)
         except OSError:
             return
         if not stat.S_ISDIR(info.st_mode):
             return
-        seen.add(directory)
         known = self._dirs.get(directory)
         # A file added within the same tick of a coarse clock leaves the mtime as it was: a
         # directory changed lately is listed each time until it has been quiet for a while.
@@ -119,9 +134,16 @@ class _Listing:
                 return
             known = (info.st_mtime_ns, sorted(subdirs), sorted(logs))
             self._dirs[directory] = known
-        found.extend(known[2])
-        for sub in known[1]:
-            self._visit(sub, found, seen)
+        _, subdirs, logs = known
+        found.extend(logs)
+        if logs and not subdirs and not recent and all(log in finished for log in logs):
+            self._settled.add(directory)
+        settled = self._settled
+        for sub in subdirs:
+            if sub in settled:
+                seen.add(sub)
+            else:
+                self._visit(sub, found, seen, finished)
 
 
 @dataclass(slots=True)
@@ -230,11 +252,12 @@ class TournamentWatch:
         self._finished: set[str] = set()
         self._journaled_logs: set[str] = set()
         self._running = False
-        self._records: list[MatchRecord] = []
+        self._recent: list[dict[str, Any]] = []  # the latest finished matches, as listed
         self._standings: dict[str, Any] | None = None
         self._standings_due = False
         self._standings_next = 0.0
         self._tails: dict[str, _Tail] = {}
+        self._finished_logs: set[str] = set()  # paths of logs whose match is journaled
         # The last view of finished matches followed here, with their seeds: by match id.
         self._done_views: OrderedDict[str, tuple[int, dict[str, Any]]] = OrderedDict()
         self._state: dict[str, Any] | None = None
@@ -298,22 +321,25 @@ class TournamentWatch:
             identity = journal.meta("identity") or {}
             self._name = str(config.get("name", "tournament"))
             self._players = int(identity.get("rules", {}).get("players", 2))
-        self._records = journal.records()
-        self._finished = {r.key for r in self._records}
-        self._journaled_logs = {r.log_path for r in self._records}
+        # Cheap reads only: the matches themselves are read when the standings are refitted.
+        self._finished = journal.finished_keys()
+        self._journaled_logs = journal.log_paths()
         sessions = journal.sessions()
         self._running = bool(sessions) and sessions[-1]["status"] == "running"
         self._standings_due = bool(self._schedule)
         return True
 
     def _refit(self) -> None:
-        """The standings again (their ratings' fit is the costly part: it is redone at most
-        every STANDINGS_SHARE times what it last took, up to STANDINGS_LAG_S, so that it does
-        not take much of the CPU)."""
+        """The standings and the latest results again (reading every match and fitting the
+        ratings is the costly part: it is redone at most every STANDINGS_SHARE times what it
+        last took, up to STANDINGS_LAG_S, so that it does not take much of the CPU)."""
         journal = self._journal
         assert journal is not None
         began = time.perf_counter()
-        self._standings = _standings_data(journal_standings(journal))
+        records = journal.records()
+        self._standings = _standings_data(journal_standings(journal, records=records))
+        latest = sorted(records, key=_finished_at, reverse=True)[:RECENT]
+        self._recent = [_result_row(r) for r in latest]
         took = time.perf_counter() - began
         self._standings_due = False
         self._standings_next = self._clock() + min(STANDINGS_SHARE * took, STANDINGS_LAG_S)
@@ -321,11 +347,13 @@ class TournamentWatch:
     def _follow_logs(self) -> bool:
         changed = False
         present = set()
-        for path in self._listing.logs():
-            relative = os.path.relpath(path, self.directory)
+        for path in self._listing.logs(self._finished_logs):
+            if path in self._finished_logs:
+                continue
             present.add(path)
             tail = self._tails.get(path)
-            if relative in self._journaled_logs:
+            if os.path.relpath(path, self.directory) in self._journaled_logs:
+                self._finished_logs.add(path)
                 if tail is not None:  # finished: read to its end, keep its last view
                     while tail.broken is None and _read_new(tail):
                         pass
@@ -411,7 +439,6 @@ class TournamentWatch:
                 "view": None if others > 0 else view,
             }
             live.append((spec.position, entry))
-        recent = sorted(self._records, key=_finished_at, reverse=True)[:RECENT]
         return {
             "tournament": self._name,
             "players": self._players,
@@ -421,5 +448,5 @@ class TournamentWatch:
             "total": len(self._schedule),
             "standings": self._standings,
             "live": [entry for _, entry in sorted(live, key=lambda item: item[0])],
-            "recent": [_result_row(r) for r in recent],
+            "recent": self._recent,
         }

@@ -100,6 +100,7 @@ class Tournament:
     def finish(self, key: str) -> None:
         """Write the rest of the log and commit the match."""
         path = self.path(key)
+        path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text("".join(line + "\n" for line in self.lines[key]))
         records = [json.loads(line) for line in self.lines[key]]
         result = records[-1]

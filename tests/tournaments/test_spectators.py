@@ -20,7 +20,7 @@ import pytest
 from replays.spectate import Spectator
 from tests.support.live_tournament import Tournament, spec
 from tournaments.spectators import LiveView
-from tournaments.watch import TournamentWatch
+from tournaments.watch import SETTLED_S, TournamentWatch
 
 CARD = re.compile(r'"[A23456789TJQK][CDHS]"')
 # Far beyond what a local request or a few polls take on a loaded machine.
@@ -101,6 +101,34 @@ def test_a_finished_match_leaves_the_live_list_for_the_results(duel: Tournament)
     # Its last view, read to the end of its log, stays available by its id.
     kept = watch.matches()[state["recent"][0]["match_id"]]
     assert kept["view"]["over"] and kept["view"]["result"]["final"] == final["final"]
+    watch.close()
+
+
+def test_finished_directories_are_set_aside_but_new_ones_are_found_at_once(
+    duel: Tournament,
+) -> None:
+    now = [time.time() + 60.0]  # a clock a minute ahead: no directory changed lately
+    watch = TournamentWatch(duel.directory, Spectator, clock=lambda: now[0])
+    watch.open()
+    duel.log("ann.bob.001")
+    duel.finish("ann.bob.001")
+    watch.poll()
+    watch.poll()  # its directory holds finished logs only: set aside
+    assert watch._listing._settled == {str(duel.path("ann.bob.001").parent)}
+    # The next match's job directory beside it is found at the next poll.
+    duel.log("ann.bob.002")
+    watch.poll()
+    assert [e["key"] for e in watch.state()["live"]] == ["ann.bob.002"]
+    # A log that appeared where only finished ones were is found once those are looked at
+    # again (a runner never puts one there: this is the safety net).
+    stray = duel.path("ann.bob.001").parent / "stray.jsonl"
+    stray.write_text(duel.path("ann.bob.002").read_text())
+    duel.path("ann.bob.002").unlink()
+    watch.poll()
+    assert watch.state()["live"] == []
+    now[0] += SETTLED_S
+    watch.poll()
+    assert [e["key"] for e in watch.state()["live"]] == ["ann.bob.002"]
     watch.close()
 
 
