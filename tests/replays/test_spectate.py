@@ -101,7 +101,7 @@ def group_records(players: int, seed: int, forfeit_at: int | None = None) -> lis
 # --- the leak test ----------------------------------------------------------------------------
 
 
-@settings(max_examples=10)
+@settings(max_examples=8)
 @given(
     seed=st.integers(min_value=0, max_value=2**40),
     profile=st.sampled_from(TWO_PLAYER_PROFILES),
@@ -114,7 +114,7 @@ def test_two_players_nothing_hidden_is_seen_at_any_prefix(
     assert leaks(records) == []
 
 
-@settings(max_examples=6)
+@settings(max_examples=5)
 @given(
     seed=st.integers(min_value=0, max_value=2**40),
     players=st.sampled_from([3, 4]),

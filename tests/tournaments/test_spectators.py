@@ -20,7 +20,7 @@ import pytest
 from replays.spectate import Spectator
 from tests.support.live_tournament import Tournament, spec
 from tournaments.spectators import LiveView
-from tournaments.watch import SETTLED_S, TournamentWatch
+from tournaments.watch import SETTLED_S, STANDINGS_LAG_S, TournamentWatch
 
 CARD = re.compile(r'"[A23456789TJQK][CDHS]"')
 # Far beyond what a local request or a few polls take on a loaded machine.
@@ -82,22 +82,24 @@ def test_a_finished_match_leaves_the_live_list_for_the_results(duel: Tournament)
     duel.log("ann.bob.001")
     duel.log("ann.bob.002", choices=2)
     duel.grow("ann.bob.001", 40)
-    watch = watching(duel)
+    now = [time.time()]
+    watch = TournamentWatch(duel.directory, Spectator, clock=lambda: now[0])
+    watch.open()
+    watch.poll()
     assert [e["key"] for e in watch.state()["live"]] == ["ann.bob.001", "ann.bob.002"]
     duel.finish("ann.bob.001")
     assert watch.poll()
     state = watch.state()
-    assert [e["key"] for e in state["live"]] == ["ann.bob.002"]
-    assert state["done"] == 1 and [r["key"] for r in state["recent"]] == ["ann.bob.001"]
+    assert [e["key"] for e in state["live"]] == ["ann.bob.002"] and state["done"] == 1
+    # The standings and the results are refitted at most so often after a fit: by then.
+    assert state["standings"]["done"] == 0 and state["recent"] == []
+    now[0] += STANDINGS_LAG_S
+    assert watch.poll()
+    state = watch.state()
+    assert {b["name"]: b["matches"] for b in state["standings"]["bots"]} == {"ann": 1, "bob": 1}
+    assert [r["key"] for r in state["recent"]] == ["ann.bob.001"]
     final = json.loads(duel.lines["ann.bob.001"][-1])
     assert state["recent"][0]["final"] == final["final"]
-
-    def played() -> dict[str, int]:
-        watch.poll()
-        standings = watch.state()["standings"]
-        return {b["name"]: b["matches"] for b in standings["bots"]} if standings else {}
-
-    until(lambda: played() == {"ann": 1, "bob": 1}, "the standings with the finished match")
     # Its last view, read to the end of its log, stays available by its id.
     kept = watch.matches()[state["recent"][0]["match_id"]]
     assert kept["view"]["over"] and kept["view"]["result"]["final"] == final["final"]
