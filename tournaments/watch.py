@@ -179,11 +179,25 @@ def _read_new(tail: _Tail) -> bool:
     except UnicodeDecodeError:
         tail.broken = "not UTF-8 text"
         return False
-    # The one reader of log lines; it numbers this chunk's lines from 1, so its complaints
-    # about where a header belongs do not apply here (the spectator checks that itself).
-    for _, record in read_log(text.splitlines()).records:
+    for record in _records(text.splitlines()):
         tail.spectator.feed(record)
     return True
+
+
+def _records(lines: list[str]) -> list[dict[str, Any]]:
+    """The records of whole log lines, by the one reader of log lines (which numbers these
+    from 1, so its complaints about where a header belongs do not apply here: the follower
+    checks that itself). A line it cannot read at all (JSON nested too deep) is passed over."""
+    try:
+        return [record for _, record in read_log(lines).records]
+    except Exception:  # the reader raises only for a line no JSON parser takes: find it
+        readable = []
+        for line in lines:
+            try:
+                readable += [record for _, record in read_log([line]).records]
+            except Exception:
+                continue
+        return readable
 
 
 def _finished_at(record: MatchRecord) -> float:

@@ -78,6 +78,18 @@ def test_a_log_is_followed_line_by_line_and_half_a_line_waits(duel: Tournament) 
     watch.close()
 
 
+def test_lines_that_are_not_records_are_passed_over(duel: Tournament) -> None:
+    duel.log("ann.bob.001")
+    with duel.path("ann.bob.001").open("a") as handle:
+        handle.write("[" * 100_000 + "\n")  # deeper than any JSON parser goes
+        handle.write('{"type": "deal", "hand": "one"}\n' + "not json\n" + "\n")
+    duel.grow("ann.bob.001", 8)
+    watch = watching(duel)
+    (entry,) = watch.state()["live"]
+    assert entry["view"]["tables"] and entry["view"]["stopped"] is None
+    watch.close()
+
+
 def test_a_finished_match_leaves_the_live_list_for_the_results(duel: Tournament) -> None:
     duel.log("ann.bob.001")
     duel.log("ann.bob.002", choices=2)
