@@ -60,7 +60,6 @@ def play_logs(
     bots: tuple[BotSpec, BotSpec] = (GREEDY, RANDOM),
 ) -> dict[str, Path]:
     """Play greedy (seat 0) against random under each config, concurrently; name -> log path."""
-
     async def play_all() -> list[Path]:
         outcomes = await asyncio.gather(
             *(
@@ -102,19 +101,10 @@ def write_records(path: Path, records: list[dict[str, Any]]) -> Path:
     return write_lines(path, [json.dumps(r, ensure_ascii=False) for r in records])
 
 
-def fake_match_log(
-    folder: Path,
-    *,
-    seed: int = 2,
-    target: int = 100,
-    profile: str = "standard",
-    name: str = "long",
-    **overrides: Any,
-) -> Path:
+def fake_match_log(folder: Path, *, seed: int = 2, target: int = 100) -> Path:
     """A long match's log (some 1,700 records with the defaults) in about a second: two fake
     players that knock whenever they may and otherwise choose at random, through the real
-    session on fake links and a fake clock (no process, no real time). ``profile`` and
-    ``overrides`` set the rules; the log is ``folder/<name>.jsonl``."""
+    session on fake links and a fake clock (no process, no real time)."""
 
     async def play() -> Path:
         clock = FakeClock()
@@ -123,8 +113,8 @@ def fake_match_log(
         for _, link, _ in made:
             ScriptedBot(link, knock_or_random(rng), think=0.001)
         players = [player for player, _, _ in made]
-        plan = MatchPlan(name, 1, seed, (0, 1), folder / f"{name}.jsonl")
-        rules = Rules.profile(profile, target=target, **overrides)
+        plan = MatchPlan("long", 1, seed, (0, 1), folder / "long.jsonl")
+        rules = Rules.profile("standard", target=target)
         session = Session(plan, rules, players, RefereeOptions(), 1, clock=clock)
         session.write_header()
         for player in players:
