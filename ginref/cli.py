@@ -15,6 +15,7 @@ from pathlib import Path
 
 import click
 
+from ginref.live_command import live_command
 from ginref.match_seats import match_rules, play_one
 from ginref.options import confine, referee_options
 from ginref.replay_commands import replay_command, verify_command
@@ -154,6 +155,7 @@ main.add_command(report_command)
 main.add_command(rules_command)
 main.add_command(serve_command)
 main.add_command(tokens_group)
+main.add_command(live_command)
 
 
 if __name__ == "__main__":  # pragma: no cover

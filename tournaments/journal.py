@@ -47,6 +47,10 @@ class JournalError(ConfigError):
     """A journal that cannot be opened, or that belongs to another tournament."""
 
 
+class EmptyJournalError(JournalError):
+    """A journal file with nothing in it yet (a run creating it may be about to fill it)."""
+
+
 def _sqlite_errors(method: Callable[P, R]) -> Callable[P, R]:
     """A journal method whose SQLite errors (a file damaged while open, a full disk) become
     one :class:`JournalError` naming the file."""
@@ -64,13 +68,23 @@ def _sqlite_errors(method: Callable[P, R]) -> Callable[P, R]:
 
 
 class Journal:
-    """An open journal (one connection, used from one thread)."""
+    """An open journal (one connection, used from one thread).
 
-    def __init__(self, path: Path, *, create: bool = True) -> None:
+    ``read_only``: a connection that SQLite refuses to write with (a spectator's), opened
+    without creating or upgrading anything.
+    """
+
+    def __init__(self, path: Path, *, create: bool = True, read_only: bool = False) -> None:
         self.path = path
+        self.read_only = read_only
+        create = create and not read_only
         if not create and not path.exists():
             raise JournalError(f"no tournament journal at {str(path)!r}")
-        self.db = sqlite3.connect(path, isolation_level=None)
+        if read_only:
+            uri = f"{path.resolve().as_uri()}?mode=ro"
+            self.db = sqlite3.connect(uri, uri=True, isolation_level=None)
+        else:
+            self.db = sqlite3.connect(path, isolation_level=None)
         try:
             self._open(create)
         except sqlite3.Error as exc:
@@ -85,8 +99,11 @@ class Journal:
         tables = {
             row[0] for row in self.db.execute("SELECT name FROM sqlite_master WHERE type='table'")
         }
-        if version == 0 and not tables and not create:
-            raise JournalError(
+        # A run creates its journal in two transactions (the tables, then their version): a
+        # reader that comes between sees ginref's tables at version 0, a journal not ready yet.
+        being_made = version == 0 and tables <= set(TABLES) and self.read_only
+        if (version == 0 and not tables and not create) or being_made:
+            raise EmptyJournalError(
                 f"{self.path} holds no tournament (the file is empty): run the tournament to "
                 "start it, or name the directory of another one"
             )
@@ -106,8 +123,9 @@ class Journal:
         problem = self.db.execute("PRAGMA quick_check").fetchone()[0]
         if problem != "ok":  # its own words run over several lines: SQLite's usual ones
             raise sqlite3.DatabaseError("database disk image is malformed")
-        self.db.execute("PRAGMA journal_mode = WAL")
-        self.db.execute("PRAGMA synchronous = FULL")
+        if not self.read_only:
+            self.db.execute("PRAGMA journal_mode = WAL")
+            self.db.execute("PRAGMA synchronous = FULL")
         self.db.execute("PRAGMA foreign_keys = ON")
         self.version = version
         if version == 0 and create:
@@ -274,6 +292,13 @@ class Journal:
         """The bots, in the order of the tournament file."""
         return [r[0] for r in self.db.execute("SELECT name FROM bots ORDER BY position")]
 
+    @_sqlite_errors
+    def data_version(self) -> int:
+        """A number that changes when another connection commits (``PRAGMA data_version``): a
+        reader polls it to know when there is something new to read."""
+        version: int = self.db.execute("PRAGMA data_version").fetchone()[0]
+        return version
+
     # --- sessions ------------------------------------------------------------------------------
 
     @_sqlite_errors
@@ -401,6 +426,6 @@ class _Transaction:
             self.db.execute("ROLLBACK")
 
 
-def open_journal(directory: Path, *, create: bool = True) -> Journal:
-    """The journal of the tournament in ``directory``."""
-    return Journal(directory / JOURNAL_FILE, create=create)
+def open_journal(directory: Path, *, create: bool = True, read_only: bool = False) -> Journal:
+    """The journal of the tournament in ``directory`` (``read_only``: see :class:`Journal`)."""
+    return Journal(directory / JOURNAL_FILE, create=create, read_only=read_only)

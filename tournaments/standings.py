@@ -529,14 +529,17 @@ def write_standings(directory: Path, standings: Standings) -> list[Path]:
     return paths
 
 
-def journal_standings(journal: Journal, *, ratings: bool = True) -> Standings:
-    """The standings of the tournament a journal records."""
+def journal_standings(
+    journal: Journal, *, ratings: bool = True, records: list[MatchRecord] | None = None
+) -> Standings:
+    """The standings of the tournament a journal records (``records``: its matches, when the
+    caller has just read them)."""
     identity = journal.meta("identity") or {}
     config = journal.meta("config") or {}
     return compute_standings(
         str(config.get("name", "tournament")),
         journal.bot_names(),
-        journal.records(),
+        journal.records() if records is None else records,
         len(journal.schedule()),
         duplicate=bool(identity.get("duplicate")),
         ratings=ratings,

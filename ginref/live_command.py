@@ -1,0 +1,73 @@
+"""``ginref live DIR``: a read-only web page of a tournament as it is played.
+
+A thin command over :class:`tournaments.spectators.LiveView`: it serves the page until Ctrl-C
+(or SIGTERM). The tournament may be run by another process (``ginref tournament``), before,
+during or after this one.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import threading
+from pathlib import Path
+from types import FrameType
+
+import click
+
+from referee.errors import GinRefError
+from replays.spectate import Spectator
+from tournaments.spectators import DEFAULT_PORT, LiveView
+
+
+def live_view(
+    directory: Path, host: str = "127.0.0.1", port: int = DEFAULT_PORT, interval: float = 1.0
+) -> LiveView:
+    """The live page of the tournament in ``directory``, its tables drawn by the replays'
+    spectator view (this is where the two meet): for ``ginref live`` and ``ginref serve``."""
+    return LiveView(directory, host, port, follower=Spectator, interval=interval)
+
+
+@click.command("live")
+@click.argument("directory", type=click.Path(file_okay=False))
+@click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on.")
+@click.option(
+    "--port",
+    type=click.IntRange(0, 65535),
+    default=DEFAULT_PORT,
+    show_default=True,
+    help="Port to listen on (0: any free one, printed).",
+)
+@click.option(
+    "--interval",
+    type=click.FloatRange(0.05, 60.0),
+    default=1.0,
+    show_default=True,
+    help="Seconds between two looks at the tournament's journal and logs.",
+)
+def live_command(directory: str, host: str, port: int, interval: float) -> None:
+    """Serve a live page of the tournament in DIRECTORY: standings as they change, the matches
+    in progress with their tables, and the latest results, from public information only (a
+    hand's concealed cards appear once it is over). Read only; stop with Ctrl-C.
+    """
+    view = live_view(Path(directory), host, port, interval)
+    try:
+        view.start()
+    except GinRefError as exc:
+        raise click.ClickException(str(exc)) from None
+    stop = threading.Event()
+
+    def stopping(signum: int, frame: FrameType | None) -> None:
+        stop.set()
+
+    previous = {sig: signal.signal(sig, stopping) for sig in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        # A line of its own, flushed: scripts (and tests) read the address from it.
+        click.echo(f"Live page of {os.fspath(directory)}: {view.url} (Ctrl-C to stop)")
+        while not stop.wait(3600):
+            pass
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+        view.stop()
+    click.echo("Stopped.")

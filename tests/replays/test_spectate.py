@@ -1,0 +1,304 @@
+"""The spectator's view of a match as its log grows (replays/spectate.py): nothing hidden from
+both players reaches it early, at any prefix of any log, and it shows the table as the engine
+has it.
+
+What is public is worked out here from the records alone, without the engine: a hand's upcard
+and every card a decision discards face up are public from their record on; once the hand's
+``hand_result`` record is read, every card of that hand. Cards taken from the pile were public
+already (the upcard or a discard). A stock draw's card and the face-down knock discard are not.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import replays.spectate as spectate
+from referee.engine.cards import card_str
+from referee.engine.hand import Hand
+from referee.engine.rules import Rules
+from referee.replay_log import read_text_log
+from referee.timeline import build_timeline
+from replays.group_timeline import build_group_timeline
+from replays.spectate import Spectator, spectator_view
+from tests.support.group_logs import group_match_log, group_rules, two_player_log
+from tests.support.replay_helpers import fake_match_log, records_of
+
+CARD = re.compile(r'"([A23456789TJQK][CDHS])"')
+TWO_PLAYER_PROFILES = ("standard", "oklahoma", "rlcard", "openspiel", "neller-eaai")
+
+
+def cards_in(value: Any) -> list[str]:
+    """Every string in a JSON value that is a card."""
+    return CARD.findall(json.dumps(value))
+
+
+class Public:
+    """What is public at each point of a log, from its records alone."""
+
+    def __init__(self) -> None:
+        self.cards: dict[int, set[str]] = {}  # by 1-based hand
+        self.finished: set[int] = set()  # hands whose result has been read
+
+    def read(self, record: dict[str, Any]) -> None:
+        kind = record["type"]
+        if kind == "deal" and record["upcard"] is not None:
+            self.cards.setdefault(record["hand"], set()).add(record["upcard"])
+        elif kind == "decision" and record["action"]["kind"] == "discard":
+            self.cards.setdefault(record["hand"], set()).add(record["action"]["card"])
+        elif kind == "hand_result":
+            self.finished.add(record["hand"])
+
+    def leaks(self, view: dict[str, Any]) -> list[str]:
+        """Every card of ``view`` that is not public yet, in words."""
+        found: list[str] = []
+        outside = {key: value for key, value in view.items() if key != "tables"}
+        found += [f"{card} outside the tables" for card in cards_in(outside)]
+        for table in view["tables"]:
+            hand = table["hand"]
+            if hand in self.finished:
+                continue
+            public = self.cards.get(hand, set())
+            found += [f"{c} of hand {hand}" for c in cards_in(table) if c not in public]
+        return found
+
+
+def leaks(records: list[dict[str, Any]]) -> list[str]:
+    """Every leak of the spectator's view at every prefix of ``records``, with its line."""
+    spectator, public = Spectator(), Public()
+    found: list[str] = []
+    for line, record in enumerate(records, start=1):
+        spectator.feed(record)
+        public.read(record)
+        found += [f"line {line}: {leak}" for leak in public.leaks(spectator.view())]
+    return found
+
+
+def two_player_records(profile: str, seed: int, forfeit_at: int | None = None) -> list[Any]:
+    overrides = {} if profile in ("rlcard", "openspiel") else {"target": 15}
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "m.jsonl"
+        rules = Rules.profile(profile, **overrides)
+        two_player_log(path, rules, seed=seed, choices=seed, forfeit_at=forfeit_at)
+        return records_of(path)
+
+
+def group_records(players: int, seed: int, forfeit_at: int | None = None) -> list[Any]:
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "g.jsonl"
+        rules = group_rules(players, "pagat" if seed % 2 else "standard", target=20)
+        group_match_log(path, rules, seed=seed, choices=seed, forfeit_at=forfeit_at)
+        return records_of(path)
+
+
+# --- the leak test ----------------------------------------------------------------------------
+
+
+@settings(max_examples=8)
+@given(
+    seed=st.integers(min_value=0, max_value=2**40),
+    profile=st.sampled_from(TWO_PLAYER_PROFILES),
+    forfeit=st.sampled_from([None, 15, 60]),
+)
+def test_two_players_nothing_hidden_is_seen_at_any_prefix(
+    seed: int, profile: str, forfeit: int | None
+) -> None:
+    records = two_player_records(profile, seed, forfeit)
+    assert leaks(records) == []
+
+
+@settings(max_examples=5)
+@given(
+    seed=st.integers(min_value=0, max_value=2**40),
+    players=st.sampled_from([3, 4]),
+    forfeit=st.sampled_from([None, 30]),
+)
+def test_three_and_four_players_nothing_hidden_is_seen_at_any_prefix(
+    seed: int, players: int, forfeit: int | None
+) -> None:
+    records = group_records(players, seed, forfeit)
+    assert leaks(records) == []
+
+
+def test_a_log_the_referee_wrote_shows_nothing_hidden(tmp_path: Path) -> None:
+    # The referee's own session (on fake links), not a log spelled out by the tests.
+    records = records_of(fake_match_log(tmp_path, seed=4, target=10))
+    assert any(r["type"] == "hand_result" for r in records)
+    assert leaks(records) == []
+
+
+@pytest.fixture(scope="module")
+def sample() -> list[dict[str, Any]]:
+    """A two-player log with stock draws, knocks and several hands."""
+    return two_player_records("standard", 1)
+
+
+def test_a_planted_leak_of_a_stock_draw_is_caught(
+    sample: list[dict[str, Any]], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(spectate, "hidden_events", tuple)  # every event with its card
+    found = leaks(sample)
+    assert found and all("hand" in leak for leak in found)
+
+
+def test_a_planted_leak_of_a_held_card_is_caught(
+    sample: list[dict[str, Any]], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(Hand, "known", Hand.held)  # every held card as if taken from the pile
+    assert leaks(sample)
+
+
+def test_a_planted_early_result_is_caught(
+    sample: list[dict[str, Any]], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The engine knows a hand's result at its last decision, a record before the log says it.
+    feed = Spectator.feed
+
+    def early(self: Spectator, record: dict[str, Any]) -> None:
+        feed(self, record)
+        if record["type"] == "decision":
+            self._hand_result()
+
+    monkeypatch.setattr(Spectator, "feed", early)
+    assert any("of hand" in leak for leak in leaks(sample))
+
+
+def test_the_seed_deck_and_commitment_never_appear(tmp_path: Path) -> None:
+    seed = 918_273_645_546_372
+    rules = Rules.profile("standard", target=25)
+    records = records_of(two_player_log(tmp_path / "m.jsonl", rules, seed=seed))
+    header, result = records[0], records[-1]
+    secrets = [str(seed), header["deal_commitment"], result["deal_salt"], "random_bot"]
+    decks = [json.dumps(r["deck"]) for r in records if r["type"] == "deal"]
+    spectator = Spectator()
+    for record in records:
+        spectator.feed(record)
+        text = json.dumps(spectator.view())
+        assert not [s for s in secrets + decks if s in text]
+
+
+# --- what it shows ------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_each_table_is_the_engines_hand_after_each_record(players: int, tmp_path: Path) -> None:
+    path = tmp_path / "m.jsonl"
+    if players == 2:
+        two_player_log(path, Rules.profile("standard", target=15), seed=3, choices=3)
+    else:
+        group_match_log(path, group_rules(players, target=25), seed=3, choices=3)
+    log = read_text_log(path)
+    walk = build_timeline(log) if players == 2 else build_group_timeline(log)
+    assert walk.complete
+    spectator = Spectator()
+    checked = 0
+    for step in walk.steps:
+        spectator.feed(step.record)
+        if step.kind != "decision" or step.played is None:
+            continue
+        hand = step.played
+        table = next(t for t in spectator.view()["tables"] if t["hand"] == hand.number + 1)
+        assert table["pile"] == [card_str(c) for c in hand.pile]
+        assert table["stock"] == hand.stock_size
+        assert table["held"] == [hand.held(0).bit_count(), hand.held(1).bit_count()]
+        seats = list(getattr(step, "seats", (0, 1)))
+        assert table["seats"] == seats
+        assert table["to_act"] == (None if hand.to_act is None else seats[hand.to_act])
+        checked += 1
+    assert checked > 50
+    view = spectator.view()
+    assert view["over"] and view["result"] is not None
+    final = walk.steps[-1].after.result
+    assert final is not None and view["result"]["final"] == list(final.final)
+    last = [r for r in log.of_type("hand_result")][-1]
+    assert view["scores"] == last["scores_after"]
+
+
+def test_a_prefix_view_is_the_same_fed_at_once_or_record_by_record(
+    sample: list[dict[str, Any]],
+) -> None:
+    spectator = Spectator()
+    for n, record in enumerate(sample, start=1):
+        spectator.feed(record)
+        if n % 97 == 0 or n == len(sample):
+            assert spectator_view(sample[:n]) == spectator.view()
+
+
+def test_a_hand_shows_its_result_and_every_card_once_its_record_is_read(
+    sample: list[dict[str, Any]],
+) -> None:
+    at = next(i for i, r in enumerate(sample) if r["type"] == "hand_result")
+    before, after = spectator_view(sample[:at]), spectator_view(sample[: at + 1])
+    assert before["tables"][0]["result"] is None and before["hands"] == []
+    hidden = [e for e in before["tables"][0]["events"] if e["kind"] == "draw_stock"]
+    assert hidden and all(e["card"] is None for e in hidden)
+    table = after["tables"][0]
+    result = table["result"]
+    assert result is not None
+    assert result["final_hands"] == sample[at]["final_hands"]
+    assert result["outcome"] == sample[at]["outcome"]
+    assert all(e["card"] is not None for e in table["events"] if e["kind"] == "draw_stock")
+    assert after["hands"][0]["points"] == sample[at]["points"]
+    assert after["scores"] == sample[at]["scores_after"]
+
+
+def test_three_players_say_who_sits_out_and_partnerships_show_two_tables() -> None:
+    three = group_records(3, 5)
+    deal = next(r for r in three if r["type"] == "deal")
+    view = spectator_view(three[: three.index(deal) + 1])
+    assert view["sitting_out"] == ({0, 1, 2} - set(deal["seats"])).pop()
+    assert view["tables"][0]["dealer"] == view["sitting_out"]  # the dealer sits out (R10.1)
+    assert view["tables"][0]["seats"] == deal["seats"]
+    four = group_records(4, 5)
+    deals = [i for i, r in enumerate(four) if r["type"] == "deal"]
+    view = spectator_view(four[: deals[1] + 1])
+    assert [t["table"] for t in view["tables"]] == [0, 1]
+    assert view["teams"] and [s["team"] for s in view["seats"]] == [0, 1, 0, 1]
+    rounds = [r for r in four if r["type"] == "round_result"]
+    end = spectator_view(four)
+    assert [r["scores_after"] for r in end["rounds"]] == [r["scores_after"] for r in rounds]
+
+
+def test_a_forfeit_shows_its_kind_and_rule_but_neither_reason_nor_cards() -> None:
+    records = two_player_records("standard", 6, forfeit_at=20)
+    view = spectator_view(records)
+    assert view["result"]["termination"] == "forfeit"
+    assert view["result"]["forfeit"] == {
+        "seats": [view["faults"][0]["seat"]],
+        "kind": "disconnected",
+        "rule": "R11.5",
+    }
+    assert "the bot has left" not in json.dumps(view)
+    assert view["tables"][0]["result"] is None  # the hand was cut short: no result, no hands
+
+
+def test_bot_names_are_kept_as_safe_text() -> None:
+    records = two_player_records("rlcard", 1)
+    records[1] = {**records[1], "name": "<script>alert(1)</script>\x1b[2J", "version": "\u202e1"}
+    seat = spectator_view(records[:2])["seats"][records[1]["seat"]]
+    assert seat["name"] == "<script>alert(1)</script>\\x1b[2J"
+    assert seat["version"] == "\\u202e1"
+
+
+def test_a_log_it_cannot_follow_stops_the_table_but_not_the_view() -> None:
+    records = two_player_records("standard", 2)
+    deal = next(i for i, r in enumerate(records) if r["type"] == "deal")
+    swapped = list(records[deal]["deck"])
+    swapped[0], swapped[30] = swapped[30], swapped[0]
+    bad = [*records[:deal], {**records[deal], "deck": swapped}, *records[deal + 1 :]]
+    view = spectator_view(bad)
+    assert view["stopped"] is not None and "seed" in view["stopped"]
+    assert view["tables"] == [] and view["over"]
+    out_of_turn = next(i for i, r in enumerate(records) if r["type"] == "decision")
+    wrong = {**records[out_of_turn], "seat": 1 - records[out_of_turn]["seat"]}
+    view = spectator_view([*records[:out_of_turn], wrong, *records[out_of_turn + 1 :]])
+    assert "out of turn" in str(view["stopped"])
+    assert spectator_view(records[1:])["stopped"] == "the log does not start with its header"
+    assert spectator_view([])["tables"] == []
