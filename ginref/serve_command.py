@@ -7,10 +7,13 @@ HostedExecutor`): the same file, journal, resume and standings, and exit statuse
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import AsyncIterator
 from pathlib import Path
 
 import click
 
+from ginref.live_command import live_view
 from ginref.options import confine, referee_options
 from ginref.tournament_command import play_and_report
 from referee.bots.confine import Confinement
@@ -148,7 +151,22 @@ def serve_command(
     def make_executor(runner: TournamentRunner, confinement: Confinement) -> Executor:
         return HostedExecutor(config, runner.directory, confinement, settings, listening)
 
-    play_and_report(config, confinement, progress, quiet, make_executor, beside=None)
+    @contextlib.asynccontextmanager
+    async def beside(runner: TournamentRunner, executor: Executor | None) -> AsyncIterator[None]:
+        """The spectators' live page, for as long as the tournament runs."""
+        where = settings.live_address
+        if where is None:
+            yield
+            return
+        view = live_view(runner.directory, where[0], where[1])
+        view.start()
+        click.echo(f"Live page: {view.url}", err=True)
+        try:
+            yield
+        finally:
+            view.stop()
+
+    play_and_report(config, confinement, progress, quiet, make_executor, beside)
 
 
 @click.group("tokens")

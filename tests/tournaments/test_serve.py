@@ -19,6 +19,7 @@ import sqlite3
 import subprocess
 import sys
 import time
+import urllib.request
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -291,3 +292,26 @@ def test_serve_refuses_plain_text_off_loopback_and_bots_without_tokens(
     assert len(result.output.strip().splitlines()) == 1
     result = CliRunner().invoke(main, ["serve", str(file)])
     assert result.exit_code == 1 and "no token for alice" in result.output
+
+
+def test_serve_shows_its_tournament_on_the_live_page(tmp_path: Path, certs: Certificates) -> None:
+    file = write_file(tmp_path, certs, ["alice"], extra="absent_wait = 120")
+    file.write_text(file.read_text().replace('live = "off"', 'live = "127.0.0.1:0"'))
+    tokens = issue(file)
+    serve = Serve(file, tmp_path)
+    url = until(
+        lambda: re.search(r"Live page: (http://\S+)", serve.err.read_text()), "the live page"
+    ).group(1)
+
+    def state() -> dict[str, Any]:
+        with urllib.request.urlopen(url.rstrip("/") + "/api/state", timeout=BOUND) as answer:
+            data: dict[str, Any] = json.loads(answer.read())
+            return data
+
+    # Alice is not there yet: her first match waits for her, in progress on the page.
+    waiting = until(lambda: (s := state())["scheduled"] and s["live"] and s, "a match shown")
+    assert waiting["total"] == 2 and waiting["done"] == 0
+    assert all("alice" in match["seats"] for match in waiting["live"])
+    alice = remote_bot(serve, tokens["alice"], certs, tmp_path, "alice")
+    assert serve.wait() == 0, serve.err.read_text()
+    assert alice.wait(BOUND) == 0
