@@ -265,3 +265,20 @@ def test_a_take_bound_to_a_knock_is_seen_as_must_knock(overrides: dict[str, obje
     assert fast == E.seen_of(observe(m, seat))
     assert fast.must_knock and fast.taken == card("6H")
     assert E.encode_array(fast)[E.MUST_KNOCK] == 1.0
+
+
+def test_ansi_render_shows_the_agent_to_act_and_its_view() -> None:
+    e = env("standard", render_mode="ansi")
+    order = deck(
+        non_dealer="AC 2C 3C 5D 6D 7D KH KS QH 9S",
+        dealer="4H 4S 4D 8C 9C TC JD JS 2H 3S",
+        upcard="KD",
+    )
+    e.reset(seed=1, options={"decks": [order], "first_dealer": 0})
+    text = e.render()
+    assert text == (
+        "player_1 upcard_offer: hand AC 2C 3C 5D 6D 7D QH KH 9S KS; top KD; stock 31; scores 0-0"
+    )
+    assert env("standard").render() is None
+    with pytest.raises(ValueError, match="render_mode"):
+        env("standard", render_mode="human")

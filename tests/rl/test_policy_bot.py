@@ -182,3 +182,15 @@ def test_a_policy_plays_a_whole_match_through_the_referee(policy: str, tmp_path:
         timeout=300,
     )
     assert verify.returncode == 0, verify.stdout + verify.stderr
+
+
+def test_the_bots_need_neither_pettingzoo_nor_gymnasium() -> None:
+    """A trained policy plays with the plain install: the bots import numpy and ginref only."""
+    code = (
+        "import sys, ginref_rl.policy_bot, ginref_rl.reference_bot; "
+        "print(sorted(m for m in ('pettingzoo', 'gymnasium') if m in sys.modules))"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT
+    ).stdout
+    assert out.strip() == "[]"
