@@ -5,7 +5,8 @@ gauntlet whose challenger is ``python -m ginref_rl.reference_bot --budget-ms B``
 ``sample_bots.greedy_bot`` and ``sample_bots.random_bot``, with duplicate deals (each deal
 played twice, seats swapped), then rates each pairing on its own with
 :func:`tournaments.ratings.fit_ratings` (Bradley–Terry, one virtual draw per pairing): the Elo
-of the reference bot over each opponent with its 95% interval. Also the reference bot's think
+of the reference bot over each opponent with its 95% interval, and its hand points won minus
+lost per hand (``standings.json``). Also the reference bot's think
 time per decision (as the referee measured it, network included), from the replay logs. The
 run resumes if stopped (the same ``--out``).
 
@@ -118,11 +119,15 @@ def main(argv: Sequence[str] | None = None) -> None:
         ratings = fit_ratings([CHALLENGER, opponent], games)
         elo, low, high = ratings.elo[CHALLENGER]
         # Two bots centred on their mean: the challenger is half the difference above it.
+        standings = json.loads((out / "standings.json").read_text())
+        row = next(b for b in standings["bots"] if b["name"] == CHALLENGER)
+        per_hand = (row["hand_points_for"] - row["hand_points_against"]) / row["hands"]
         times = sorted(think_times(out))
         p99 = times[min(len(times) - 1, int(0.99 * len(times)))]
         print(
             f"vs {opponent:<6}: {won}-{drawn}-{lost} (W-D-L) in {won + drawn + lost} matches; "
             f"Elo {2 * elo:+.0f} [{2 * low:+.0f}, {2 * high:+.0f}] (95%); "
+            f"hand points {per_hand:+.1f} per hand over {row['hands']} hands; "
             f"{len(times)} decisions: think time median {statistics.median(times):.0f} ms, "
             f"mean {statistics.fmean(times):.0f}, 99th percentile {p99:.0f}, max {times[-1]:.0f}"
         )
