@@ -189,3 +189,14 @@ def test_the_reference_bot_plays_whole_matches_through_the_referee(tmp_path: Pat
             timeout=300,
         )
         assert verify.returncode == 0, verify.stdout + verify.stderr
+
+
+def test_the_training_example_of_the_guide_runs() -> None:
+    # docs/research.md shows the reference player as an in-process opponent: it must run.
+    guide = (ROOT / "docs" / "research.md").read_text(encoding="utf-8")
+    section = guide.split("To train against it without a referee", 1)[1]
+    code = section.split("```python\n", 1)[1].split("```", 1)[0]
+    namespace: dict[str, object] = {}
+    exec(compile(code, "research.md", "exec"), namespace)
+    e = namespace["e"]
+    assert e.match.result is not None and e.agents == []  # type: ignore[attr-defined]
