@@ -4,6 +4,7 @@ reads from the referee's request, and whole matches through the referee."""
 
 from __future__ import annotations
 
+import functools
 import random
 import subprocess
 import sys
@@ -45,9 +46,10 @@ def greedy_answer(obs: Observation) -> Action:
     return Knock(action.card) if isinstance(action, Knock) else action
 
 
+@functools.cache
 def positions() -> list[Observation]:
-    """Decisions with a choice in random matches of every profile (half random moves, half
-    the greedy bot's)."""
+    """Decisions with a choice in the first hand of random matches of every profile (half
+    random moves, half the greedy bot's)."""
     out = []
     for k, (name, variant) in enumerate((n, v) for n in PROFILES for v in VARIANTS):
         try:
@@ -56,7 +58,7 @@ def positions() -> list[Observation]:
             continue
         rng = random.Random(k)
         m = Match(rules, k)
-        while m.result is None and len(m.hand_results) < 2:
+        while m.result is None and not m.hand_results:
             seat = m.to_act
             assert seat is not None
             obs = observe(m, seat)
@@ -64,9 +66,6 @@ def positions() -> list[Observation]:
                 out.append(obs)
             m.apply(rng.choice(obs.legal_actions) if rng.random() < 0.5 else greedy_answer(obs))
     return out
-
-
-POSITIONS = positions()
 
 
 def test_the_expectation_is_the_mean_over_unseen_draws_of_the_best_discard() -> None:
@@ -98,7 +97,7 @@ def test_it_keeps_a_card_one_short_of_a_run_that_greedy_throws() -> None:
 
 def test_answers_are_legal_and_greedy_where_it_plays_as_greedy() -> None:
     differs = 0
-    for obs in POSITIONS:
+    for obs in positions():
         chosen = choose(view_of(obs))
         assert chosen in obs.legal_actions, obs
         greedy = greedy_answer(obs)
@@ -109,7 +108,7 @@ def test_answers_are_legal_and_greedy_where_it_plays_as_greedy() -> None:
             assert chosen == greedy, obs
         else:
             differs += chosen != greedy
-    assert len(POSITIONS) > 1000 and differs > 20  # it is not the greedy bot
+    assert len(positions()) > 400 and differs > 10  # it is not the greedy bot
 
 
 class FakeClock:
@@ -127,32 +126,32 @@ class FakeClock:
 def test_past_its_deadline_it_keeps_the_best_discard_weighed_so_far() -> None:
     """With the deadline already passed it weighs only the greedy bot's discard."""
     checked = 0
-    for obs in POSITIONS:
+    for obs in positions():
         kinds = {a.kind for a in obs.legal_actions}
         if obs.phase is not Phase.DISCARD or kinds & {"knock", "big_gin"}:
             continue
         late = choose(view_of(obs), deadline=0.0, clock=FakeClock(1.0))
         assert late == greedy_answer(obs)
         checked += 1
-    assert checked > 300
+    assert checked > 100
 
 
 def test_the_request_gives_the_engines_view() -> None:
-    for obs in POSITIONS[::3]:
+    for obs in positions()[::3]:
         message = SeatRequests(obs.seat, obs.rules).request(obs, 1, 1000, 1000, 0)
         assert view_of_request(message.decision_request) == view_of(obs)
 
 
 def test_the_bot_answers_each_request_with_a_listed_action_within_its_budget() -> None:
     decide = make_decide(budget_ms=100, clock=FakeClock(0.001))
-    for obs in POSITIONS[::7]:
+    for obs in positions()[::7]:
         request = decision_request_pb(obs, EventEncoder(obs.seat), 1, 1000, 1000, 0)
         answer = decide(request.decision_request)
         assert answer in request.decision_request.legal_actions
         assert action_from_pb(answer, obs.hand) in obs.legal_actions or answer.knock.discard
     # A request whose move time is short caps the budget at a quarter of it: with the clock
     # past that at once, the answer is the greedy bot's discard.
-    obs = next(o for o in POSITIONS if o.phase is Phase.DISCARD and not _knocks(o))
+    obs = next(o for o in positions() if o.phase is Phase.DISCARD and not _knocks(o))
     request = decision_request_pb(obs, EventEncoder(obs.seat), 1, 1000, 8, 0).decision_request
     late = make_decide(budget_ms=1e6, clock=FakeClock(0.004))(request)
     assert late == greedy_bot.decide(request)

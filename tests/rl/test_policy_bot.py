@@ -64,7 +64,7 @@ def test_the_request_gives_the_environments_arrays_and_mask_in_every_position() 
         requests = [SeatRequests(seat, rules) for seat in (0, 1)]
         hands = 0
         request_id = 0
-        while match.result is None and len(match.hand_results) < 2:
+        while match.result is None and not match.hand_results:
             seat = match.to_act
             assert seat is not None
             if match.hands_dealt != hands:
@@ -87,7 +87,7 @@ def test_the_request_gives_the_environments_arrays_and_mask_in_every_position() 
                 assert back == action or (isinstance(back, Knock) and back.card == index - 52)
             knocks = [i for i in legal if 52 <= i < 104]
             e.step(knocks[0] if knocks and rng.random() < 0.5 else rng.choice(list(legal)))
-    assert compared > 500
+    assert compared > 250
 
 
 def test_the_dict_form_and_the_answer() -> None:
