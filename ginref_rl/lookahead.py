@@ -18,13 +18,13 @@ This player asks instead what its deadwood is likely to be after its next draw f
 among the opponent's known cards (taken from the pile); each is taken as equally likely to come
 off the stock. Everything is computed from the seat's own view (:class:`View`).
 
-Its time per decision is a few milliseconds: at most ``candidates`` times 42 exact deadwood
-evaluations (``referee.engine.melds``). A ``deadline`` (a :func:`time.monotonic` value) stops
-the evaluation of further discards, keeping the best found so far, so the player always
-answers by its deadline plus one candidate's evaluation.
+Its time per decision is a few milliseconds: at most ``candidates`` times 41 exact deadwood
+evaluations, one per unseen card (``referee.engine.melds``). A ``deadline`` (a
+:func:`time.monotonic` value) stops the evaluation of further discards, keeping the best found
+so far, so the player always answers by its deadline plus one candidate's evaluation.
 
-Measured (``benchmarks/bench_reference.py``): against the greedy bot, in hand points per deal
-and as an Elo difference in matches; figures in the README.
+Measured (``benchmarks/bench_reference.py``): against the greedy and random bots, as an Elo
+difference in matches and in hand points per hand; figures in the README.
 """
 
 from __future__ import annotations
