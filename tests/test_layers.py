@@ -1,4 +1,5 @@
-"""Imports go one way (docs/architecture.md): engine <- referee <- replays, tournaments <- CLI.
+"""Imports go one way (docs/architecture.md): engine <- referee <- replays, tournaments <- CLI;
+the research package beside them, over the engine alone (its bot processes over the bot client).
 
 Every import statement of every module, function-level ones included, is read with ``ast`` and
 its target placed in a layer; a module may import only from its own layer and those below.
@@ -12,7 +13,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-PACKAGES = ("referee", "replays", "tournaments", "ginref", "sample_bots")
+PACKAGES = ("referee", "replays", "tournaments", "ginref", "ginref_rl", "sample_bots")
 
 # What each layer may import from the project (besides itself and the standard library and
 # third-party packages, which the rules below restrict further).
@@ -26,7 +27,12 @@ ALLOWED: dict[str, set[str]] = {
     "tournaments": {"engine", "bots", "wire", "errors", "referee", "tournaments"},
     "cli": {"engine", "bots", "wire", "errors", "referee", "replays", "tournaments", "cli"},
     "sample_bots": {"engine", "wire", "sample_bots"},
+    "rl": {"engine", "rl"},
+    # The research package's bot processes: a client, like the sample bots.
+    "rl_bots": {"engine", "wire", "sample_bots", "rl", "rl_bots"},
 }
+# The modules of ginref_rl that are bot processes (the rest is the environment and encodings).
+RL_BOTS = {"ginref_rl.policy_bot", "ginref_rl.reference_bot"}
 
 
 def layer(module: str) -> str | None:
@@ -42,6 +48,8 @@ def layer(module: str) -> str | None:
             "wire": "wire",
             "errors": "errors",
         }.get(parts[1], "referee")
+    if top == "ginref_rl":
+        return "rl_bots" if ".".join(parts[:2]) in RL_BOTS else "rl"
     return {
         "replays": "replays",
         "tournaments": "tournaments",
@@ -113,6 +121,7 @@ def test_imports_go_one_way(path: Path) -> None:
             "engine",
             "bots",
             "errors",
+            "rl",
         ):
             wrong.append(f"line {line}: {target}: no gRPC below the referee")
     assert not wrong, f"{path.relative_to(ROOT)} ({own}) imports against the layers: {wrong}"
@@ -131,3 +140,5 @@ def test_a_wrong_import_is_caught(tmp_path: Path) -> None:
     assert layer("tournaments.journal") not in ALLOWED["replays"]
     assert layer("replays.verify") not in ALLOWED["tournaments"]
     assert layer("referee.bots.sandbox") == "bots" and "referee" not in ALLOWED["bots"]
+    assert layer("ginref_rl.environment") == "rl" and "wire" not in ALLOWED["rl"]
+    assert layer("ginref_rl.policy_bot") == "rl_bots" and "referee" not in ALLOWED["rl_bots"]
