@@ -149,12 +149,15 @@ def test_into_a_pipe_plain_lines_and_columns_as_told(tmp_path: Path) -> None:
     assert all(" elapsed, ETA " in line for line in text.splitlines() if line.startswith("["))
     head = next(line for line in text.splitlines() if line.startswith("#  Bot"))
     assert "Think ms" in head  # no width: every column
+    # Run again, complete, it plays nothing and prints the same standings, here 80 wide.
     narrow = subprocess.run(
-        [*argv, "--out", str(tmp_path / "narrow")],
+        [*argv, "--out", str(tmp_path / "wide")],
         cwd=ROOT,
         env={**env, "COLUMNS": "80"},
         capture_output=True,
     )
     assert narrow.returncode == 0, narrow.stderr
+    assert "this run played 0" in narrow.stdout.decode()
     report = narrow.stdout.decode().split("Standings: ", 1)[1].splitlines()
+    assert report[0] == "term, 12 of 12 matches"
     assert max(len(line) for line in report) <= 80
