@@ -234,7 +234,7 @@ def test_a_sandboxed_tournament_of_every_language(language_bots: None, tmp_path:
     text = text.replace('cwd = ".."', f'cwd = "{ROOT}"').replace("matches = 2 ", "matches = 1 ")
     text += f"\n[sandbox]\nuid_base = {SANDBOX.uid_base}\nuid_count = {SANDBOX.uid_count}\n"
     # A match still deals hand after hand up to its target; to the file's 100 points two random
-    # bots, which seldom knock, play some 80 hands, most of them dead: that proves nothing more.
+    # bots, which seldom knock, deal dozens of hands, most of them dead: that proves nothing more.
     text += "[rules.set]\ntarget = 25\n"
     file = tmp_path / "languages.toml"
     file.write_text(text)
