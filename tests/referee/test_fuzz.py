@@ -37,7 +37,12 @@ from referee.server import SERVICE_NAME, RefereeServer, SeatTicket
 from referee.wire import ginrummy_pb2 as pb
 from tests.support.referee_helpers import UNSANDBOXED, bot
 
-pytestmark = pytest.mark.slow  # a live server fuzzed over real connections
+pytestmark = [
+    pytest.mark.slow,  # a live server fuzzed over real connections
+    # One live server for the module, and its last test reads what the others did to it: under
+    # pytest-xdist they share a worker, in file order.
+    pytest.mark.xdist_group("fuzz"),
+]
 
 T = TypeVar("T")
 PLAY = f"/{SERVICE_NAME}/Play"
