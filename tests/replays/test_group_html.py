@@ -25,11 +25,7 @@ from tests.support.browser import Browser
 from tests.support.referee_helpers import FAST, bot
 from tests.support.replay_helpers import GREEDY, OPTIONS, RANDOM, records_of
 
-pytestmark = [
-    pytest.mark.slow,  # real matches of bot processes, rendered by headless Chromium
-    # Its module fixtures are made once: under pytest-xdist its tests share a worker.
-    pytest.mark.xdist_group("group-pages"),
-]
+pytestmark = pytest.mark.slow  # real matches of bot processes, rendered by headless Chromium
 
 
 @pytest.fixture(scope="module")

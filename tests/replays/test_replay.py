@@ -50,11 +50,7 @@ from tests.support.replay_helpers import (
     write_records,
 )
 
-pytestmark = [
-    pytest.mark.slow,  # logs of real matches, and live bots asked about them
-    # Its module fixtures are made once: under pytest-xdist its tests share a worker.
-    pytest.mark.xdist_group("replay-logs"),
-]
+pytestmark = pytest.mark.slow  # logs of real matches, and live bots asked about them
 
 
 @pytest.fixture(scope="module")

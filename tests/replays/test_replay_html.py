@@ -25,11 +25,7 @@ from replays.view import Style, card_text
 from tests.support.browser import ARTIFACTS, CHROMIUM, HEADLESS, Browser
 from tests.support.replay_helpers import fake_match_log, play_logs
 
-pytestmark = [
-    pytest.mark.slow,  # real matches rendered by headless Chromium
-    # Its module fixtures are made once: under pytest-xdist its tests share a worker.
-    pytest.mark.xdist_group("replay-pages"),
-]
+pytestmark = pytest.mark.slow  # real matches rendered by headless Chromium
 
 WATCHED = ("hand0", "hand1", "pile", "showdown", "showdown-knocker", "showdown-defender")
 

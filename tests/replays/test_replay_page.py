@@ -24,9 +24,6 @@ from replays.html import frame_changes, render_html, replay_frames
 from replays.view import Style, card_text
 from tests.support.replay_helpers import fake_match_log, page_data, rebuilt, unpacked
 
-# Its module fixtures are made once: under pytest-xdist its tests share a worker.
-pytestmark = pytest.mark.xdist_group("replay-page")
-
 
 @pytest.fixture(scope="module")
 def long_log(tmp_path_factory: pytest.TempPathFactory) -> Path:

@@ -112,12 +112,6 @@ def parity_seeds(rules: Rules) -> tuple[int, ...]:
     return PARITY_SEEDS if rules.players == 2 else PARITY_SEEDS[: rules.players]
 
 
-def shared(group: str, *values: object) -> Any:
-    """A parameter whose tests share what a module fixture or cache made for it: under
-    pytest-xdist (``--dist loadgroup``) they run in one worker process, which makes it once."""
-    return pytest.param(*values, marks=pytest.mark.xdist_group(group))
-
-
 def greedy_players(port: BotSpec, players: int) -> tuple[BotSpec, ...]:
     """The port as bot 1 among Python greedy bots."""
     return (PY_GREEDY, port) + (PY_GREEDY,) * (players - 2)
@@ -141,7 +135,7 @@ def reference_series(tmp_path_factory: pytest.TempPathFactory) -> Any:
     return play
 
 
-@pytest.mark.parametrize("profile", [shared(f"parity-{p}", p) for p in PARITY_RULES])
+@pytest.mark.parametrize("profile", list(PARITY_RULES))
 @pytest.mark.parametrize("lang", LANGS)
 def test_greedy_port_plays_the_same_matches_as_the_python_greedy_bot(
     lang: str, profile: str, reference_series: Any, tmp_path: Path
@@ -168,7 +162,6 @@ def test_greedy_port_plays_the_same_matches_as_the_python_greedy_bot(
 # --- Reference positions through a fake referee ------------------------------------------------
 
 
-@pytest.mark.xdist_group("positions-2")
 def test_reference_positions_cover_every_rule_of_the_greedy_spec() -> None:
     categories = {category(r) for r in reference_positions()}
     answers = {
@@ -192,7 +185,7 @@ def test_reference_positions_cover_every_rule_of_the_greedy_spec() -> None:
     } <= answers
 
 
-@pytest.mark.parametrize("players", [shared(f"positions-{n}", n) for n in (3, 4)])
+@pytest.mark.parametrize("players", [3, 4])
 def test_group_reference_positions_are_asked_in_hand_seats(players: int) -> None:
     # What the group positions add: requests whose hand seat is not the match seat, at either
     # table, with the scores of every seat (three players) or team (partnerships).
@@ -212,7 +205,7 @@ def test_group_reference_positions_are_asked_in_hand_seats(players: int) -> None
     assert {"draw_discard", "draw_stock", "pass_offer", "discard", "knock"} <= answers
 
 
-@pytest.mark.parametrize("players", [shared(f"positions-{n}", n) for n in (2, 3, 4)])
+@pytest.mark.parametrize("players", [2, 3, 4])
 @pytest.mark.parametrize("lang", LANGS)
 def test_greedy_port_answers_reference_positions_like_the_python_greedy_bot(
     lang: str, players: int
@@ -257,10 +250,7 @@ def test_greedy_port_answers_reference_positions_like_the_python_greedy_bot(
 
 RANDOM_SEED = "20240607"
 # (players, profile): each language's random bot in seat 0, Python greedy bots in the others.
-RANDOM_MATCHES = [
-    shared(f"random-{n}", n, profile)
-    for n, profile in ((2, "standard"), (3, "pagat"), (4, "pagat"))
-]
+RANDOM_MATCHES = [(2, "standard"), (3, "pagat"), (4, "pagat")]
 
 
 @pytest.fixture(scope="module")

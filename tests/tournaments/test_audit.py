@@ -19,11 +19,7 @@ from tests.support.referee_helpers import TESTBOT
 from tournaments.journal import JOURNAL_FILE, open_journal
 from tournaments.records import MatchRecord
 
-pytestmark = [
-    pytest.mark.slow,  # a real tournament of real bot processes
-    # Its module fixtures are made once: under pytest-xdist its tests share a worker.
-    pytest.mark.xdist_group("audited-tournament"),
-]
+pytestmark = pytest.mark.slow  # a real tournament of real bot processes
 
 TOURNAMENT = f"""
 name = "audited"

@@ -18,11 +18,7 @@ from tournaments.journal import open_journal
 from tournaments.records import MatchRecord
 from tournaments.standings import Standings, load_standings
 
-pytestmark = [
-    pytest.mark.slow,  # a real tournament of real bot processes, and a browser
-    # Its module fixtures are made once: under pytest-xdist its tests share a worker.
-    pytest.mark.xdist_group("reported-tournament"),
-]
+pytestmark = pytest.mark.slow  # a real tournament of real bot processes, and a browser
 
 PLAY = f"{{python}} {TESTBOT} play"  # knocks as soon as it may: short matches
 FIRST = f"{{python}} {TESTBOT} first"  # always the first legal action
