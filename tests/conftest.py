@@ -24,6 +24,16 @@ settings.register_profile("ginref", deadline=None, suppress_health_check=[Health
 settings.load_profile("ginref")
 
 
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """The slow tests first, then the others, each in collection order.
+
+    ``scripts/test`` hands whole files to its pytest-xdist workers in this order: the long
+    end-to-end files start early and the many quick ones fill in the end, so that neither
+    worker is left alone at the end with a file of several minutes.
+    """
+    items.sort(key=lambda item: item.get_closest_marker("slow") is None)
+
+
 _SEEN: dict[str, str | None] = {}  # a record's JSON -> what breaks the schema (None: nothing)
 
 

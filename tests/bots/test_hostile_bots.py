@@ -37,10 +37,15 @@ from tests.support.hostile_helpers import (
     told,
 )
 from tests.support.referee_helpers import FAST, TESTBOT, alive, assert_log_agrees, bot, of_type
+from tests.support.uids import HOSTILE_TESTS, own_uids
 from tournaments.journal import open_journal
 from tournaments.standings import load_standings
 
 pytestmark = pytest.mark.slow  # hostile bots as real processes
+
+# The uids of the sandboxed tournament's bots: a range no other test or ginref run leases, so
+# that none of its bots may be left is checked without seeing theirs.
+SANDBOX = own_uids(HOSTILE_TESTS)
 
 ILLEGAL = FaultKind.ILLEGAL_ACTION
 PROTOCOL = FaultKind.PROTOCOL_ERROR
@@ -133,7 +138,7 @@ def clean(warmed_up: None, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> I
     monkeypatch.setenv(PIDFILE_ENV, str(marker))
     before = Resources.now()
     yield marker
-    assert_nothing_left(before, str(marker))
+    assert_nothing_left(before, str(marker), SANDBOX)
 
 
 @pytest.mark.parametrize("case", CASES, ids=lambda c: c.id)
@@ -246,6 +251,10 @@ memory_mb = 256
 processes = 16   # bots run sandboxed: threads and bwrap count; twelve children do not fit
 output_mb = 0.25
 message_kb = 64
+
+[sandbox]
+uid_base = {SANDBOX.uid_base}
+uid_count = {SANDBOX.uid_count}
 
 [[bots]]
 name = "good"

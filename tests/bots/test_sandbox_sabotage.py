@@ -240,6 +240,10 @@ format = "round-robin"
 matches = 1
 seed = 9
 processes = "fresh"
+# One hand a match: each attack runs before its bot connects and at its first decision; two
+# attackers, who play at random and seldom knock, would deal dozens of dead hands to a target.
+[rules.set]
+scope = "single_hand"
 [time]
 connect_timeout = 60.0
 [faults]

@@ -37,7 +37,9 @@ from referee.server import SERVICE_NAME, RefereeServer, SeatTicket
 from referee.wire import ginrummy_pb2 as pb
 from tests.support.referee_helpers import UNSANDBOXED, bot
 
-pytestmark = pytest.mark.slow  # a live server fuzzed over real connections
+# A live server fuzzed over real connections. One for the module, and its last test reads what
+# the others did to it: scripts/test's pytest-xdist runs a file's tests in one worker, in order.
+pytestmark = pytest.mark.slow
 
 T = TypeVar("T")
 PLAY = f"/{SERVICE_NAME}/Play"

@@ -80,15 +80,17 @@ class Resources:
         )
 
 
-def assert_nothing_left(before: Resources, marker: str, settle: float = 60.0) -> None:
+def assert_nothing_left(
+    before: Resources, marker: str, sandbox: SandboxSettings, settle: float = 60.0
+) -> None:
     """No process of the test's bots is alive (found by the marker in their environment when
-    they run unsandboxed, by their uid when sandboxed), and the referee holds no more file
-    descriptors or threads than ``before``.
+    they run unsandboxed, by their uid in ``sandbox``'s range when sandboxed), and the referee
+    holds no more file descriptors or threads than ``before``.
 
     A thread that watched a bot's exit may still be finishing when the match returns, so the
     counts are read again (for at most ``settle`` seconds) until they are back.
     """
-    left = processes_with_env(PIDFILE_ENV, marker) + sandboxed_processes()
+    left = processes_with_env(PIDFILE_ENV, marker) + sandboxed_processes(sandbox)
     assert not left, f"bot processes left behind: {left}"
     until = time.monotonic() + settle
     while True:

@@ -28,13 +28,14 @@ from referee.results import MatchOutcome
 from referee.series import run_match
 from tests.support.hostile_helpers import sandboxed_processes, told
 from tests.support.referee_helpers import ROOT, assert_log_agrees, bot
+from tests.support.uids import SANDBOX_TESTS, own_uids
 from tournaments.journal import open_journal
 from tournaments.records import MatchRecord
 
 ATTACKER = ROOT / "tests" / "support" / "attacker.py"
-# A uid range of these tests' own: other ginref runs on the machine (using the default range)
-# lease different uids, so "no process of a sandbox uid is left" speaks of these bots only.
-SANDBOX = SandboxSettings(uid_base=71000, uid_count=100)
+# A uid range of these tests' own (and of this test process's own, tests/support/uids.py): no
+# other ginref run leases it, so "no process of a sandbox uid is left" speaks of these bots only.
+SANDBOX = own_uids(SANDBOX_TESTS)
 OPTIONS = RefereeOptions(connect_timeout=60.0, exit_grace=0.5, kill_grace=0.5, sandbox=SANDBOX)
 NAMESPACES = ("pid", "net", "mnt", "ipc", "uts")
 

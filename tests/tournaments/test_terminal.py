@@ -46,13 +46,14 @@ def tournament_file(tmp_path: Path) -> Path:
     return path
 
 
-def on_terminal(argv: list[str], columns: int) -> tuple[bytes, int]:
-    """Run ``argv`` on a pseudo-terminal ``columns`` wide; its output and exit status."""
+def on_terminal(argv: list[str], columns: int, cwd: Path = ROOT) -> tuple[bytes, int]:
+    """Run ``argv`` in ``cwd`` on a pseudo-terminal ``columns`` wide; its output and exit
+    status."""
     master, slave = pty.openpty()
     fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 60, columns, 0, 0))
     env = {**os.environ, "COLUMNS": str(columns), "LINES": "60", "TERM": "xterm-256color"}
     proc = subprocess.Popen(
-        argv, stdin=slave, stdout=slave, stderr=slave, env=env, cwd=ROOT, close_fds=True
+        argv, stdin=slave, stdout=slave, stderr=slave, env=env, cwd=cwd, close_fds=True
     )
     os.close(slave)
     data = bytearray()
@@ -97,7 +98,9 @@ def test_at_80_columns_the_progress_redraws_in_place_and_everything_fits(
 ) -> None:
     file = tournament_file(tmp_path)
     argv = [sys.executable, "-m", "ginref.cli", "tournament", str(file)]
-    data, code = on_terminal([*argv, "--out", str(tmp_path / "out"), "-j", "2"], 80)
+    # The directory as given, relative: its line fits whatever the length of the tests' temporary
+    # directory (longer under pytest-xdist, by a folder per worker).
+    data, code = on_terminal([*argv, "--out", "out", "-j", "2"], 80, cwd=tmp_path)
     assert code == 0, data.decode(errors="replace")
     lines = screen_of(data)
     too_long = [line for line in lines if len(line) > 80]
@@ -149,12 +152,15 @@ def test_into_a_pipe_plain_lines_and_columns_as_told(tmp_path: Path) -> None:
     assert all(" elapsed, ETA " in line for line in text.splitlines() if line.startswith("["))
     head = next(line for line in text.splitlines() if line.startswith("#  Bot"))
     assert "Think ms" in head  # no width: every column
+    # Run again, complete, it plays nothing and prints the same standings, here 80 wide.
     narrow = subprocess.run(
-        [*argv, "--out", str(tmp_path / "narrow")],
+        [*argv, "--out", str(tmp_path / "wide")],
         cwd=ROOT,
         env={**env, "COLUMNS": "80"},
         capture_output=True,
     )
     assert narrow.returncode == 0, narrow.stderr
+    assert "this run played 0" in narrow.stdout.decode()
     report = narrow.stdout.decode().split("Standings: ", 1)[1].splitlines()
+    assert report[0] == "term, 12 of 12 matches"
     assert max(len(line) for line in report) <= 80
