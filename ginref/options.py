@@ -25,6 +25,29 @@ from referee.options import (
 
 F = TypeVar("F", bound=Callable[..., Any])
 
+# What ``tournament`` and ``serve`` share besides the referee's options.
+concurrency_option = click.option(
+    "-j",
+    "--concurrency",
+    type=click.IntRange(0),
+    default=None,
+    help="Matches played at once (0: the number of cores). Default: the file's, else the "
+    "number of cores.",
+)
+
+
+def progress_options(command: F) -> F:
+    """``--progress/--no-progress`` and ``-q``: how a run shows itself."""
+    command = click.option("-q", "--quiet", is_flag=True, help="Print only the final report.")(
+        command
+    )
+    return click.option(
+        "--progress/--no-progress",
+        default=None,
+        help="Live progress display. Default: on when stdout is a terminal; otherwise one line "
+        "per match.",
+    )(command)
+
 
 def referee_options(tournament: bool) -> Callable[[F], F]:
     """The clock, fault, limit and sandbox options of ``match`` and ``tournament``; for a

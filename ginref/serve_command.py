@@ -14,11 +14,11 @@ from pathlib import Path
 import click
 
 from ginref.live_command import live_view
-from ginref.options import confine, referee_options
+from ginref.options import concurrency_option, confine, progress_options, referee_options
 from ginref.tournament_command import play_and_report
 from referee.bots.confine import Confinement
 from referee.errors import ConfigError, GinRefError
-from tournaments.config import TournamentConfig, load_file
+from tournaments.config import load_file
 from tournaments.executor import Executor
 from tournaments.hosted import HostedExecutor
 from tournaments.runner import TournamentRunner
@@ -54,14 +54,7 @@ PathOption = click.Path(dir_okay=False, exists=False)
     help="Address of the live page for spectators ('off': none; default: the file's, else "
     "127.0.0.1:8080).",
 )
-@click.option(
-    "-j",
-    "--concurrency",
-    type=click.IntRange(0),
-    default=None,
-    help="Matches played at once (0: the number of cores). Default: the file's, else the "
-    "number of cores.",
-)
+@concurrency_option
 @click.option("--seed", type=click.IntRange(0, 2**63 - 1), help="Master seed.")
 @referee_options(tournament=True)
 @click.option(
@@ -71,8 +64,7 @@ PathOption = click.Path(dir_okay=False, exists=False)
     help="Tournament directory (journal, logs, standings, tokens). Default: the file's out, "
     "else runs/<name>. The same directory resumes the tournament.",
 )
-@click.option("--progress/--no-progress", default=None, help="Live progress display.")
-@click.option("-q", "--quiet", is_flag=True, help="Print only the final report.")
+@progress_options
 def serve_command(
     file: str,
     address: str | None,
@@ -178,12 +170,12 @@ def tokens_group() -> None:
     """
 
 
-def _store(file: str, out_dir: str | None) -> tuple[TournamentConfig, TokenStore, list[str]]:
+def _store(file: str, out_dir: str | None) -> tuple[TokenStore, list[str]]:
     config = load_file(file)
     if out_dir is not None:
         config = config.with_changes(out=out_dir)
     remote = [b.name for b in config.bots if b.remote]
-    return config, TokenStore(config.out_dir), remote
+    return TokenStore(config.out_dir), remote
 
 
 def _pick(names: tuple[str, ...], remote: list[str], file: str) -> list[str]:
@@ -209,7 +201,7 @@ def issue_command(file: str, bots: tuple[str, ...], out_dir: str | None) -> None
     """Issue a token to each of BOTS (default: every remote bot without one) and print it
     once, as NAME TOKEN lines."""
     try:
-        _config, store, remote = _store(file, out_dir)
+        store, remote = _store(file, out_dir)
         names = _pick(bots, remote, file) or [
             n for n in remote if n not in store.entries or not store.entries[n].active
         ]
@@ -235,7 +227,7 @@ def issue_command(file: str, bots: tuple[str, ...], out_dir: str | None) -> None
 def reissue_command(file: str, bots: tuple[str, ...], out_dir: str | None) -> None:
     """A new token for each of BOTS; their old ones stop working."""
     try:
-        _config, store, remote = _store(file, out_dir)
+        store, remote = _store(file, out_dir)
         tokens = [(name, store.issue(name, again=True)) for name in _pick(bots, remote, file)]
         store.save()
     except GinRefError as exc:
@@ -251,7 +243,7 @@ def reissue_command(file: str, bots: tuple[str, ...], out_dir: str | None) -> No
 def revoke_command(file: str, bots: tuple[str, ...], out_dir: str | None) -> None:
     """Revoke the tokens of BOTS: refused from their next connection; idle streams end."""
     try:
-        _config, store, remote = _store(file, out_dir)
+        store, remote = _store(file, out_dir)
         for name in _pick(bots, remote, file):
             store.revoke(name)
         store.save()
@@ -266,7 +258,7 @@ def revoke_command(file: str, bots: tuple[str, ...], out_dir: str | None) -> Non
 def list_command(file: str, out_dir: str | None) -> None:
     """Each remote bot's token: active, revoked or none, when issued, and its hash's start."""
     try:
-        _config, store, remote = _store(file, out_dir)
+        store, remote = _store(file, out_dir)
     except GinRefError as exc:
         raise click.ClickException(str(exc)) from None
     for name in remote:

@@ -18,7 +18,13 @@ from pathlib import Path
 import click
 from rich.console import Console
 
-from ginref.options import confine, referee_options, report_width
+from ginref.options import (
+    concurrency_option,
+    confine,
+    progress_options,
+    referee_options,
+    report_width,
+)
 from ginref.report_command import write_report
 from referee.bots.confine import Confinement
 from referee.engine.rules import PROFILES
@@ -46,14 +52,7 @@ EXIT_INTERRUPTED = 130
 
 @click.command("tournament")
 @click.argument("file", required=False, type=click.Path(dir_okay=False))
-@click.option(
-    "-j",
-    "--concurrency",
-    type=click.IntRange(0),
-    default=None,
-    help="Matches played at once (0: the number of cores). Default: the file's, else the "
-    "number of cores.",
-)
+@concurrency_option
 @click.option("--format", "fmt", type=click.Choice(FORMATS), help="Tournament format.")
 @click.option(
     "-n",
@@ -113,13 +112,7 @@ EXIT_INTERRUPTED = 130
     help="Tournament directory (journal, logs, standings). Default: the file's out, else "
     "runs/<name>. The same directory resumes the tournament.",
 )
-@click.option(
-    "--progress/--no-progress",
-    default=None,
-    help="Live progress display. Default: on when stdout is a terminal; otherwise one line "
-    "per match.",
-)
-@click.option("-q", "--quiet", is_flag=True, help="Print only the final report.")
+@progress_options
 def tournament_command(
     file: str | None,
     concurrency: int | None,
