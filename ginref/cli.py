@@ -21,6 +21,7 @@ from ginref.replay_commands import replay_command, verify_command
 from ginref.report_command import report_command
 from ginref.rules_command import rules_command
 from ginref.serve_command import serve_command, tokens_group
+from ginref.sprt_command import sprt_command
 from ginref.tournament_command import (
     EXIT_NOT_CONNECTED,
     standings_command,
@@ -148,6 +149,7 @@ def match_command(
 
 main.add_command(tournament_command)
 main.add_command(standings_command)
+main.add_command(sprt_command)
 main.add_command(replay_command)
 main.add_command(verify_command)
 main.add_command(report_command)

@@ -32,6 +32,9 @@ from tournaments.report import (
     format_standings,
 )
 from tournaments.runner import BotCheckError, RunResult, RunStopped, TournamentRunner
+from tournaments.sprt_run import format_report as format_sprt
+from tournaments.sprt_run import journal_report, load_sprt
+from tournaments.sprt_run import write_report as write_sprt
 from tournaments.standings import (
     journal_standings,
     load_standings,
@@ -242,6 +245,9 @@ def play_and_report(
             standings = journal_standings(runner.journal)
             written = write_standings(runner.directory, standings)
             written.append(write_report(runner.directory)[0])
+            test = journal_report(runner.journal)
+            if test is not None:
+                written.append(write_sprt(runner.directory, test))
     except GinRefError as exc:
         raise click.ClickException(str(exc)) from None
     finally:
@@ -251,6 +257,7 @@ def play_and_report(
     parts = [
         format_run_result(result, width),
         format_standings(standings, width),
+        *([] if test is None else [format_sprt(test)]),
         f"Written: {names}",
     ]
     click.echo("\n\n".join(parts))
@@ -280,8 +287,11 @@ def standings_command(directory: str, fmt: str) -> None:
     """
     try:
         standings = load_standings(Path(directory))
+        test = load_sprt(Path(directory)) if fmt == "table" else None
     except GinRefError as exc:
         raise click.ClickException(str(exc)) from None
     raw = {"csv": standings_csv, "json": standings_json}.get(fmt)
     text = raw(standings) if raw else format_standings(standings, report_width())
+    if test is not None:
+        text += "\n\n" + format_sprt(test)
     click.echo(text, nl=raw is None)

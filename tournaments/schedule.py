@@ -136,12 +136,14 @@ def build_schedule(config: TournamentConfig, key: bytes) -> list[MatchSpec]:
     if rules.players > 2:
         return _group_schedule(config, key)
     rounds = config.rounds * (2 if config.format == "double-round-robin" else 1)
+    # A sequential test schedules the most matches it may play, and stops when it decides.
+    matches = config.sprt.max_matches if config.format == "sprt" else config.matches
     pairs = pairings(config)
     seeds: dict[int, int] = {}
     specs: list[MatchSpec] = []
     for r in range(rounds):
-        for g in range(config.matches):
-            k = r * config.matches + g  # 0-based game of the pairing
+        for g in range(matches):
+            k = r * matches + g  # 0-based game of the pairing
             if config.duplicate:
                 deal = k // 2
                 dealer_seat = deal % 2
@@ -229,10 +231,14 @@ def _series_job(run: Sequence[MatchSpec]) -> Job:
     return Job(f"{group}/m{run[0].game:03d}-{run[-1].game:03d}", tuple(run), True)
 
 
-def make_jobs(specs: Iterable[MatchSpec], keep: bool, lanes: int = 1) -> list[Job]:
+def make_jobs(
+    specs: Iterable[MatchSpec], keep: bool, lanes: int = 1, chunk: int | None = None
+) -> list[Job]:
     """Jobs for ``specs`` (in order of play): one per match, or with ``keep`` one per series of a
     pairing within a round (split where the seats do not alternate). With fewer series than
-    ``lanes``, the longest series are halved until every lane has one (or each is one match)."""
+    ``lanes``, the longest series are halved until every lane has one (or each is one match).
+    ``chunk``: no series is longer, so that lanes play the matches nearly in order (a sequential
+    test counts them in order)."""
     specs = list(specs)
     if not keep:
         return [Job(f"{'.'.join(s.pairing)}/m{s.game:03d}", (s,), False) for s in specs]
@@ -242,6 +248,8 @@ def make_jobs(specs: Iterable[MatchSpec], keep: bool, lanes: int = 1) -> list[Jo
     runs: list[list[MatchSpec]] = []
     for group in groups.values():
         runs.extend(alternating_runs(sorted(group, key=lambda s: s.game)))
+    if chunk is not None:
+        runs = [run[i : i + chunk] for run in runs for i in range(0, len(run), chunk)]
     while runs and len(runs) < lanes:
         longest = max(runs, key=len)
         if len(longest) < 2:
