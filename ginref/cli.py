@@ -15,6 +15,7 @@ from pathlib import Path
 
 import click
 
+from ginref.deals_command import deals_group
 from ginref.match_seats import match_rules, play_one
 from ginref.options import confine, referee_options
 from ginref.replay_commands import replay_command, verify_command
@@ -150,6 +151,7 @@ def match_command(
 main.add_command(tournament_command)
 main.add_command(standings_command)
 main.add_command(sprt_command)
+main.add_command(deals_group)
 main.add_command(replay_command)
 main.add_command(verify_command)
 main.add_command(report_command)

@@ -21,6 +21,7 @@ from referee.errors import ConfigError, GinRefError
 from referee.options import DEFAULT_EXIT_GRACE, DEFAULT_KILL_GRACE
 from tournaments.bot_config import BotEntry
 from tournaments.config import PROCESSES, TournamentConfig
+from tournaments.deals import load_deals
 from tournaments.sprt import DEFAULT_MAX_MATCHES, MODELS, SprtSettings
 
 _NAME = re.compile(r"^[A-Za-z0-9_-]{1,40}$")
@@ -87,6 +88,13 @@ def bot_entry(name: str, command: str) -> BotEntry:
     help="Master seed (every deal derives from it). Default: a secret key.",
 )
 @click.option(
+    "--deals",
+    "deals_file",
+    type=click.Path(dir_okay=False),
+    help="A deal set (ginref deals make): its seeds are played in order, one per pair with "
+    "--duplicate, so that two tests play the same deals.",
+)
+@click.option(
     "-j",
     "--concurrency",
     type=click.IntRange(0),
@@ -137,6 +145,7 @@ def sprt_command(
     profile: str,
     assignments: tuple[str, ...],
     seed: int | None,
+    deals_file: str | None,
     concurrency: int,
     processes: str,
     move_time: float,
@@ -172,6 +181,7 @@ def sprt_command(
             format="sprt",
             duplicate=duplicate,
             seed=seed,
+            deals=None if deals_file is None else load_deals(deals_file),
             concurrency=concurrency or None,
             processes=processes,
             move_time=move_time,
@@ -195,7 +205,7 @@ def sprt_command(
             ),
         ).validate()
         bots = [b.spec() for b in config.local_bots]
-        confinement = confine(config.sandbox, [config.out_dir], bots)
+        confinement = confine(config.sandbox, config.protected, bots)
     except GinRefError as exc:
         raise click.ClickException(str(exc)) from None
     play_and_report(config, confinement, progress, quiet)

@@ -24,6 +24,7 @@ from referee.bots.confine import Confinement
 from referee.engine.rules import PROFILES
 from referee.errors import GinRefError
 from tournaments.config import FORMATS, PROCESSES, TournamentConfig, load_default, load_file
+from tournaments.deals import load_deals
 from tournaments.executor import Executor
 from tournaments.live import Interrupts, run_live
 from tournaments.report import (
@@ -83,6 +84,13 @@ EXIT_INTERRUPTED = 130
     type=click.IntRange(0, 2**63 - 1),
     help="Master seed (every match seed derives from it).",
 )
+@click.option(
+    "--deals",
+    "deals_file",
+    type=click.Path(dir_okay=False),
+    help="A deal set (ginref deals make): its seeds are played in order, deal by deal. "
+    "Replaces the file's deals.",
+)
 @click.option("--profile", "-p", help=f"Rule profile: {', '.join(PROFILES)}.")
 @click.option(
     "--set",
@@ -132,6 +140,7 @@ def tournament_command(
     duplicate: bool | None,
     challengers: tuple[str, ...],
     seed: int | None,
+    deals_file: str | None,
     profile: str | None,
     assignments: tuple[str, ...],
     processes: str | None,
@@ -176,12 +185,13 @@ def tournament_command(
             "concurrency": concurrency,
             "out": out_dir,
             "check_bots": check_bots,
+            "deals": None if deals_file is None else load_deals(deals_file),
         }
         config = config.with_options(
             fields, sandbox=sandbox, limits=limit_items, assignments=assignments
         )
         bots = [b.spec() for b in config.local_bots]
-        confinement = confine(config.sandbox, [config.out_dir, Path(config.source)], bots)
+        confinement = confine(config.sandbox, config.protected, bots)
     except GinRefError as exc:
         raise click.ClickException(str(exc)) from None
     play_and_report(config, confinement, progress, quiet)

@@ -38,6 +38,7 @@ from referee.options import (
     RefereeOptions,
 )
 from tournaments.bot_config import BotEntry, parse_bot, parse_sandbox
+from tournaments.deals import DealSet, load_deals
 from tournaments.serve_config import ServeSettings, parse_serve
 from tournaments.sprt import SprtSettings
 from tournaments.sprt_config import parse_sprt
@@ -88,6 +89,7 @@ class TournamentConfig:
     teams: tuple[TeamEntry, ...] = ()  # [[teams]] (partnerships); none: each bot with itself
     serve: ServeSettings = dataclasses.field(default_factory=ServeSettings)  # ginref serve
     sprt: SprtSettings = dataclasses.field(default_factory=SprtSettings)  # format = "sprt"
+    deals: DealSet | None = None  # a deal set's seeds, played in order; None: the deal key's
 
     @property
     def local_bots(self) -> tuple[BotEntry, ...]:
@@ -137,6 +139,17 @@ class TournamentConfig:
     def out_dir(self) -> Path:
         """Where the journal, the logs and the standings go."""
         return Path(self.out) if self.out else Path("runs") / self.name
+
+    @property
+    def inputs(self) -> list[Path]:
+        """The tournament's file and its deal set: what no bot may see, with its directory."""
+        paths = [Path(self.source)] if Path(self.source).is_file() else []
+        return paths + ([Path(self.deals.path)] if self.deals is not None else [])
+
+    @property
+    def protected(self) -> list[Path]:
+        """What no bot may see: the tournament's directory and :attr:`inputs`."""
+        return [self.out_dir, *self.inputs]
 
     def bot(self, name: str) -> BotEntry:
         """The bot called ``name``."""
@@ -241,6 +254,7 @@ class TournamentConfig:
             **teams,
             # Only for a test: older journals keep their identity.
             **({"sprt": self.sprt.to_dict()} if self.format == "sprt" else {}),
+            **({"deals": self.deals.identity()} if self.deals is not None else {}),
         }
 
     def to_dict(self) -> dict[str, Any]:
@@ -263,6 +277,7 @@ class TournamentConfig:
             "out": str(self.out_dir),
             "source": self.source,
             "check_bots": self.check_bots,
+            **({"deals_file": self.deals.path} if self.deals is not None else {}),
         }
 
 
@@ -288,6 +303,7 @@ _TOP_KEYS = (
     "teams",
     "serve",
     "sprt",
+    "deals",
 )
 
 
@@ -339,6 +355,11 @@ def parse_text(text: str, source: str = "<text>", base: Path | None = None) -> T
         fields["processes"] = value
     if "out" in data:
         fields["out"] = r.get(data, "out", str, (), "a directory path")
+    if "deals" in data:
+        text = r.get(data, "deals", str, (), "a file path")
+        if not (r.base / text).is_file():
+            raise r.error(("deals",), f"{text!r} is not a file ({(r.base / text).resolve()})")
+        fields["deals"] = load_deals(r.base / text)  # a mistake in it names its own line
     if "challengers" in data:
         value = r.get(data, "challengers", list, (), "a list of bot names")
         for i, item in enumerate(value):

@@ -130,6 +130,14 @@ def deal_seed(key: bytes, deal: int, rules: Rules, seat: int) -> int:
         attempt += 1
 
 
+def _seed(config: TournamentConfig, key: bytes, deal: int, seat: int) -> int:
+    """The seed of deal ``deal``: the deal set's, or one drawn from ``key`` whose first dealer
+    is ``seat`` (a set's seeds are played as they are: their first dealers are their own)."""
+    if config.deals is not None:
+        return config.deals.seed(deal)
+    return deal_seed(key, deal, config.rules, seat)
+
+
 def build_schedule(config: TournamentConfig, key: bytes) -> list[MatchSpec]:
     """Every match of the tournament in order of play: round by round, game by game."""
     rules = config.rules
@@ -151,7 +159,7 @@ def build_schedule(config: TournamentConfig, key: bytes) -> list[MatchSpec]:
                 deal = k
                 dealer_seat = (0, 1, 1, 0)[k % 4]
             if deal not in seeds:
-                seeds[deal] = deal_seed(key, deal + 1, rules, dealer_seat)
+                seeds[deal] = _seed(config, key, deal + 1, dealer_seat)
             for x, y in pairs:
                 seats = (x, y) if k % 2 == 0 else (y, x)
                 specs.append(
@@ -190,7 +198,7 @@ def _group_schedule(config: TournamentConfig, key: bytes) -> list[MatchSpec]:
                 k = at * turns + turn  # 0-based game of the group
                 deal = at if config.duplicate else k
                 if deal not in seeds:
-                    seeds[deal] = deal_seed(key, deal + 1, rules, at % turns)
+                    seeds[deal] = _seed(config, key, deal + 1, at % turns)
                 for group in pairings(config):
                     # Game k is the base seating moved k seats on, as a kept series moves it.
                     seats = rotated(base_seating(players, group, config.team_entries), k)
