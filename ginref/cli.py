@@ -18,6 +18,7 @@ import click
 from ginref.deals_command import deals_group
 from ginref.match_seats import match_rules, play_one
 from ginref.options import confine, referee_options
+from ginref.ratings_command import ratings_command
 from ginref.replay_commands import replay_command, verify_command
 from ginref.report_command import report_command
 from ginref.rules_command import rules_command
@@ -152,6 +153,7 @@ main.add_command(tournament_command)
 main.add_command(standings_command)
 main.add_command(sprt_command)
 main.add_command(deals_group)
+main.add_command(ratings_command)
 main.add_command(replay_command)
 main.add_command(verify_command)
 main.add_command(report_command)

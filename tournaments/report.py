@@ -198,7 +198,9 @@ def elo_text(s: BotStanding) -> str:
     """A rating with its interval, ``+12 [-30, +54]``, or ``-`` for none."""
     if s.elo is None or s.elo_low is None or s.elo_high is None:
         return "-"
-    return f"{s.elo:+.0f} [{s.elo_low:+.0f}, {s.elo_high:+.0f}]"
+    # Whole numbers first: a rating of -0.3 reads +0, not -0.
+    elo, low, high = (round(v) for v in (s.elo, s.elo_low, s.elo_high))
+    return f"{elo:+d} [{low:+d}, {high:+d}]"
 
 
 def _fault_kinds(s: BotStanding) -> str:

@@ -7,17 +7,16 @@ from __future__ import annotations
 import asyncio
 import math
 import random
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-from referee.check import BotCheck
-from tests.tournaments.test_config import record
+from tests.support.scripted import Scripted
 from tournaments.config import TournamentConfig, parse_text
 from tournaments.runner import TournamentRunner
-from tournaments.schedule import Job, MatchSpec, build_schedule, deal_key, make_jobs
+from tournaments.schedule import MatchSpec, build_schedule, deal_key, make_jobs
 from tournaments.sprt import (
     SequentialTest,
     SprtSettings,
@@ -248,35 +247,6 @@ def test_the_schedule_holds_the_most_matches_and_kept_series_come_in_order() -> 
 
 
 # --- a run that stops when the test decides ----------------------------------------------------
-
-
-class Scripted:
-    """An executor whose matches end at once: ``winner(spec)`` names each one's winner."""
-
-    def __init__(self, winner: Callable[[MatchSpec], str]) -> None:
-        self.winner = winner
-        self.played: list[str] = []
-
-    async def start(self) -> None:
-        pass
-
-    async def close(self, complete: bool = False) -> None:
-        pass
-
-    async def check(self, bots: Sequence[str], directory: Path, concurrency: int) -> list[BotCheck]:
-        return []
-
-    async def run(
-        self, job: Job, directory: Path, on_match: Callable[..., bool]
-    ) -> None:  # the Executor protocol
-        for spec in job.matches:
-            await asyncio.sleep(0)  # let the other lane run, as real matches would
-            self.played.append(spec.key)
-            seat = spec.seats.index(self.winner(spec))
-            final = (100, 20) if seat == 0 else (20, 100)
-            finished = record(spec.key, (spec.seats[0], spec.seats[1]), seat, final)
-            if not on_match(finished):
-                return
 
 
 def sprt_config(tmp_path: Path, extra: str = "") -> TournamentConfig:
