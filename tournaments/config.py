@@ -234,13 +234,21 @@ class TournamentConfig:
             return "format sprt plays up to [sprt] max_matches: rounds and challengers do not apply"
         return self.sprt.problem()
 
+    def _rules_identity(self) -> dict[str, Any]:
+        """The rules as the identity holds them: a parameter added since a journal was written
+        is left out while it has its default, so that the journal still resumes."""
+        rules = self.rules.to_dict()
+        if rules["deal_order"] == "non_dealer_first":
+            del rules["deal_order"]
+        return rules
+
     def identity(self) -> dict[str, Any]:
         """What decides the schedule and every match: a resumed run must agree on all of it."""
         # Teams only where there are partnerships: a two-player journal keeps its identity.
         teams = {"teams": [t.to_dict() for t in self.team_entries]} if self.players == 4 else {}
         return {
             "bots": [b.to_dict() for b in self.bots],
-            "rules": self.rules.to_dict(),
+            "rules": self._rules_identity(),
             "format": self.format,
             "matches": self.matches,
             "rounds": self.rounds,

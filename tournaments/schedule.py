@@ -19,8 +19,9 @@ Duplicate deals: games 2j and 2j+1 share deal j and its seed, with the seats swa
 by seat (positions 0..19 alternate non-dealer, dealer; the first dealer is a seat drawn from the
 seed), so the bot that sat in seat s in one match receives, in the other, every card that seat s
 received: the first hand's cards exactly, and every later hand's while the dealer sequence
-agrees (``dealer_rotation = alternate``; a dead hand or ``loser_deals`` can make it diverge). The
-first dealer's seat alternates between deal pairs, so seats and dealing stay balanced.
+agrees (``dealer_rotation = alternate``; a dead hand or ``loser_deals`` can make it diverge;
+under ``deal_order = seat0_first`` every hand's cards go by seat, whoever deals). The first
+dealer's seat alternates between deal pairs, so seats and dealing stay balanced.
 """
 
 from __future__ import annotations
