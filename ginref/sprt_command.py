@@ -16,8 +16,8 @@ from ginref.options import confine, referee_options
 from ginref.tournament_command import play_and_report
 from referee.bots.limits import Limits
 from referee.bots.sandbox import SandboxSettings
-from referee.engine.rules import PROFILES, parse_assignments
-from referee.errors import ConfigError, GinRefError
+from referee.engine.rules import PROFILES, Rules, parse_assignments
+from referee.errors import ConfigError, GinRefError, RulesError
 from referee.options import DEFAULT_EXIT_GRACE, DEFAULT_KILL_GRACE
 from tournaments.bot_config import BotEntry
 from tournaments.config import PROCESSES, TournamentConfig
@@ -25,6 +25,7 @@ from tournaments.deals import load_deals
 from tournaments.sprt import DEFAULT_MAX_MATCHES, MODELS, SprtSettings
 
 _NAME = re.compile(r"^[A-Za-z0-9_-]{1,40}$")
+Overrides = tuple[tuple[str, object], ...]
 
 
 def bot_entry(name: str, command: str) -> BotEntry:
@@ -38,6 +39,20 @@ def bot_entry(name: str, command: str) -> BotEntry:
     if not argv:
         raise ConfigError(f"the command of bot {name!r} is empty")
     return BotEntry(name, argv)
+
+
+def paired_rules(profile: str, overrides: dict[str, str], duplicate: bool) -> Overrides:
+    """The rule overrides of a test: with duplicate deals, ``deal_order = seat0_first`` unless
+    the command line says otherwise or the rules cannot have it (eleven cards, R2.5), so that
+    every hand of a pair is mirrored whoever deals it (docs/testing-bots.md measures it)."""
+    given: dict[str, object] = dict(overrides)
+    if duplicate and "deal_order" not in given:
+        try:
+            Rules.profile(profile, **given, deal_order="seat0_first")
+            given["deal_order"] = "seat0_first"
+        except RulesError:
+            pass  # the file's rules are checked, and their mistakes named, as they are
+    return tuple(given.items())
 
 
 @click.command("sprt")
@@ -69,7 +84,8 @@ def bot_entry(name: str, command: str) -> BotEntry:
     "--duplicate/--no-duplicate",
     default=True,
     show_default=True,
-    help="The two matches of each pair share a deal, seats swapped, and pairs are counted "
+    help="The two matches of each pair share a deal, seats swapped, dealt by seat "
+    "(deal_order = seat0_first, unless --set says otherwise), and pairs are counted "
     "(pentanomial); --no-duplicate: every match its own deal, matches counted (trinomial).",
 )
 @click.option("--new-name", default="new", show_default=True, help="The new bot's name.")
@@ -172,7 +188,7 @@ def sprt_command(
     try:
         if new_name == old_name:
             raise ConfigError(f"the two bots need different names, both are {new_name!r}")
-        overrides = tuple(parse_assignments(assignments).items())
+        overrides = paired_rules(profile, parse_assignments(assignments), duplicate)
         config = TournamentConfig(
             name="sprt",
             bots=(bot_entry(new_name, bot_new), bot_entry(old_name, bot_old)),

@@ -12,7 +12,10 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from click.testing import CliRunner
 
+from ginref.cli import main
+from ginref.sprt_command import paired_rules
 from tests.support.scripted import Scripted
 from tournaments.config import TournamentConfig, parse_text
 from tournaments.runner import TournamentRunner
@@ -288,3 +291,36 @@ def test_a_run_stops_when_the_test_decides_and_a_resumed_one_plays_nothing(
     again = Scripted(new_wins_three_in_four)
     assert run(config, again, lanes) == "complete"
     assert again.played == []
+
+
+# --- the command line ------------------------------------------------------------------------
+
+
+def test_a_paired_test_deals_by_seat_unless_told_otherwise() -> None:
+    assert paired_rules("pagat", {}, duplicate=True) == (("deal_order", "seat0_first"),)
+    assert paired_rules("pagat", {}, duplicate=False) == ()
+    usual = {"deal_order": "non_dealer_first"}
+    assert paired_rules("pagat", usual, duplicate=True) == (("deal_order", "non_dealer_first"),)
+    assert paired_rules("rlcard", {}, duplicate=True) == ()  # eleven cards: R2.5 keeps the order
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--elo0", "10", "--elo1", "5"], "Error: elo0 (10) must be less than elo1 (5)\n"),
+        (["--alpha", "0"], "Error: alpha must be between 0 and 1 (exclusive), got 0\n"),
+        (["--max-matches", "9"], "Error: max_matches must be an even number of at least 2"),
+        (["--new-name", "x", "--old-name", "x"], "Error: the two bots need different names"),
+        (["--new-name", "a b"], "Error: bot name 'a b': use 1 to 40 letters"),
+        (["--set", "deal_order=sideways"], "Error: deal_order = 'sideways' is not one of"),
+        (["--deals", "/nonexistent/deals.txt"], "Error: cannot read the deal set"),
+    ],
+)
+def test_ginref_sprt_says_what_is_wrong_in_one_line(
+    tmp_path: Path, args: list[str], message: str
+) -> None:
+    out = tmp_path / "out"
+    result = CliRunner().invoke(main, ["sprt", "x", "y", "--out", str(out), *args])
+    assert result.exit_code == 1
+    assert result.output.startswith(message) and result.output.count("\n") == 1
+    assert not out.exists()  # nothing started
