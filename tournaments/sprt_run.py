@@ -34,8 +34,7 @@ class SprtMonitor:
     """The test of a ``format = "sprt"`` tournament, fed its matches as they are journaled."""
 
     def __init__(self, config: TournamentConfig, schedule: Sequence[MatchSpec]) -> None:
-        self.new, self.old = config.bots[0].name, config.bots[1].name
-        self.settings = config.sprt
+        self.new = config.bots[0].name
         self.games = {spec.key: spec.game for spec in schedule}
         self.test = SequentialTest(config.sprt, paired=config.duplicate)
 
