@@ -15,13 +15,16 @@ from pathlib import Path
 
 import click
 
+from ginref.deals_command import deals_group
 from ginref.live_command import live_command
 from ginref.match_seats import match_rules, play_one
 from ginref.options import confine, referee_options
+from ginref.ratings_command import ratings_command
 from ginref.replay_commands import replay_command, verify_command
 from ginref.report_command import report_command
 from ginref.rules_command import rules_command
 from ginref.serve_command import serve_command, tokens_group
+from ginref.sprt_command import sprt_command
 from ginref.tournament_command import (
     EXIT_NOT_CONNECTED,
     standings_command,
@@ -149,6 +152,9 @@ def match_command(
 
 main.add_command(tournament_command)
 main.add_command(standings_command)
+main.add_command(sprt_command)
+main.add_command(deals_group)
+main.add_command(ratings_command)
 main.add_command(replay_command)
 main.add_command(verify_command)
 main.add_command(report_command)

@@ -127,7 +127,7 @@ def serve_command(
                 f"'ginref tokens issue {file}' and give it to the bot's entrant"
             )
         bots = [b.spec() for b in config.local_bots]
-        confinement = confine(config.sandbox, [config.out_dir, Path(config.source)], bots)
+        confinement = confine(config.sandbox, config.protected, bots)
     except GinRefError as exc:
         raise click.ClickException(str(exc)) from None
     for warning in warnings:

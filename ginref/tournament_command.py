@@ -30,6 +30,7 @@ from referee.bots.confine import Confinement
 from referee.engine.rules import PROFILES
 from referee.errors import GinRefError
 from tournaments.config import FORMATS, PROCESSES, TournamentConfig, load_default, load_file
+from tournaments.deals import load_deals
 from tournaments.executor import Executor
 from tournaments.live import Interrupts, run_live
 from tournaments.report import (
@@ -38,6 +39,9 @@ from tournaments.report import (
     format_standings,
 )
 from tournaments.runner import BotCheckError, RunResult, RunStopped, TournamentRunner
+from tournaments.sprt_run import format_report as format_sprt
+from tournaments.sprt_run import journal_report, load_sprt
+from tournaments.sprt_run import write_report as write_sprt
 from tournaments.standings import (
     journal_standings,
     load_standings,
@@ -78,6 +82,13 @@ EXIT_INTERRUPTED = 130
     "--seed",
     type=click.IntRange(0, 2**63 - 1),
     help="Master seed (every match seed derives from it).",
+)
+@click.option(
+    "--deals",
+    "deals_file",
+    type=click.Path(dir_okay=False),
+    help="A deal set (ginref deals make): its seeds are played in order, deal by deal. "
+    "Replaces the file's deals.",
 )
 @click.option("--profile", "-p", help=f"Rule profile: {', '.join(PROFILES)}.")
 @click.option(
@@ -122,6 +133,7 @@ def tournament_command(
     duplicate: bool | None,
     challengers: tuple[str, ...],
     seed: int | None,
+    deals_file: str | None,
     profile: str | None,
     assignments: tuple[str, ...],
     processes: str | None,
@@ -166,12 +178,13 @@ def tournament_command(
             "concurrency": concurrency,
             "out": out_dir,
             "check_bots": check_bots,
+            "deals": None if deals_file is None else load_deals(deals_file),
         }
         config = config.with_options(
             fields, sandbox=sandbox, limits=limit_items, assignments=assignments
         )
         bots = [b.spec() for b in config.local_bots]
-        confinement = confine(config.sandbox, [config.out_dir, Path(config.source)], bots)
+        confinement = confine(config.sandbox, config.protected, bots)
     except GinRefError as exc:
         raise click.ClickException(str(exc)) from None
     play_and_report(config, confinement, progress, quiet)
@@ -235,6 +248,9 @@ def play_and_report(
             standings = journal_standings(runner.journal)
             written = write_standings(runner.directory, standings)
             written.append(write_report(runner.directory)[0])
+            test = journal_report(runner.journal)
+            if test is not None:
+                written.append(write_sprt(runner.directory, test))
     except GinRefError as exc:
         raise click.ClickException(str(exc)) from None
     finally:
@@ -244,6 +260,7 @@ def play_and_report(
     parts = [
         format_run_result(result, width),
         format_standings(standings, width),
+        *([] if test is None else [format_sprt(test)]),
         f"Written: {names}",
     ]
     click.echo("\n\n".join(parts))
@@ -273,8 +290,11 @@ def standings_command(directory: str, fmt: str) -> None:
     """
     try:
         standings = load_standings(Path(directory))
+        test = load_sprt(Path(directory)) if fmt == "table" else None
     except GinRefError as exc:
         raise click.ClickException(str(exc)) from None
     raw = {"csv": standings_csv, "json": standings_json}.get(fmt)
     text = raw(standings) if raw else format_standings(standings, report_width())
+    if test is not None:
+        text += "\n\n" + format_sprt(test)
     click.echo(text, nl=raw is None)

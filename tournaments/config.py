@@ -11,8 +11,6 @@ from __future__ import annotations
 
 import dataclasses
 import re
-import shlex
-import sys
 import tomllib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -21,14 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from referee.bots.limits import LIMIT_KEYS, Limits
-from referee.bots.sandbox import (
-    SANDBOX_MODES,
-    TRANSPORTS,
-    SandboxMode,
-    SandboxSettings,
-    Transport,
-)
-from referee.bots.spec import BotSpec
+from referee.bots.sandbox import SandboxMode, SandboxSettings
 from referee.engine.rules import (
     PARAMETERS,
     PROFILES,
@@ -46,7 +37,11 @@ from referee.options import (
     DEFAULT_RETRIES,
     RefereeOptions,
 )
+from tournaments.bot_config import BotEntry, parse_bot, parse_sandbox
+from tournaments.deals import DealSet, load_deals
 from tournaments.serve_config import ServeSettings, parse_serve
+from tournaments.sprt import SprtSettings
+from tournaments.sprt_config import parse_sprt
 from tournaments.teams import (
     TeamEntry,
     challenger_problem,
@@ -56,47 +51,11 @@ from tournaments.teams import (
 )
 from tournaments.toml_lines import Reader, TournamentFileError
 
-FORMATS = ("round-robin", "double-round-robin", "gauntlet")
+FORMATS = ("round-robin", "double-round-robin", "gauntlet", "sprt")
 PROCESSES = ("fresh", "keep")
 DEFAULT_FILE = "default.toml"
-PYTHON_PLACEHOLDER = "{python}"
 _NAME = re.compile(r"^[A-Za-z0-9_-]{1,40}$")
 _MAX_SEED = 2**63 - 1
-
-
-@dataclass(frozen=True, slots=True)
-class BotEntry:
-    """One bot of a tournament: its name, command line, working directory and extra env."""
-
-    name: str
-    command: tuple[str, ...]
-    cwd: str | None = None  # absolute, or None: the referee's working directory
-    env: tuple[tuple[str, str], ...] = ()
-    dirs: tuple[str, ...] = ()  # absolute: what it sees as its own in the sandbox
-    transport: Transport = "unix"
-    remote: bool = False  # connects to ``ginref serve`` by itself; no command
-
-    def to_dict(self) -> dict[str, Any]:
-        """JSON-ready (the sandbox's keys only when set, so older journals still match)."""
-        if self.remote:
-            return {"name": self.name, "remote": True}
-        out: dict[str, Any] = {
-            "name": self.name,
-            "command": list(self.command),
-            "cwd": self.cwd,
-            "env": dict(self.env),
-        }
-        if self.dirs:
-            out["dir"] = list(self.dirs)
-        if self.transport != "unix":
-            out["transport"] = self.transport
-        return out
-
-    def spec(self) -> BotSpec:
-        """What the referee launches (a remote bot is not launched: see ``ginref serve``)."""
-        if self.remote:
-            raise ConfigError(f"bot {self.name!r} is remote: it is not started by the referee")
-        return BotSpec(self.command, self.name, self.cwd, self.env, self.dirs, self.transport)
 
 
 @dataclass(frozen=True, slots=True)
@@ -129,6 +88,8 @@ class TournamentConfig:
     check_bots: bool = True  # start each bot once, before play, and require its Hello
     teams: tuple[TeamEntry, ...] = ()  # [[teams]] (partnerships); none: each bot with itself
     serve: ServeSettings = dataclasses.field(default_factory=ServeSettings)  # ginref serve
+    sprt: SprtSettings = dataclasses.field(default_factory=SprtSettings)  # format = "sprt"
+    deals: DealSet | None = None  # a deal set's seeds, played in order; None: the deal key's
 
     @property
     def local_bots(self) -> tuple[BotEntry, ...]:
@@ -178,6 +139,17 @@ class TournamentConfig:
     def out_dir(self) -> Path:
         """Where the journal, the logs and the standings go."""
         return Path(self.out) if self.out else Path("runs") / self.name
+
+    @property
+    def inputs(self) -> list[Path]:
+        """The tournament's file and its deal set: what no bot may see, with its directory."""
+        paths = [Path(self.source)] if Path(self.source).is_file() else []
+        return paths + ([Path(self.deals.path)] if self.deals is not None else [])
+
+    @property
+    def protected(self) -> list[Path]:
+        """What no bot may see: the tournament's directory and :attr:`inputs`."""
+        return [self.out_dir, *self.inputs]
 
     def bot(self, name: str) -> BotEntry:
         """The bot called ``name``."""
@@ -240,6 +212,10 @@ class TournamentConfig:
         problem = challenger_problem(rules.players, self.entrants, self.challengers, self.format)
         if problem:
             raise ConfigError(problem)
+        if self.format == "sprt":
+            problem = self._sprt_problem()
+            if problem:
+                raise ConfigError(problem)
         if self.concurrency is not None and self.concurrency < 1:
             raise ConfigError(f"concurrency must be at least 1, got {self.concurrency}")
         if self.seed is not None and not 0 <= self.seed <= _MAX_SEED:
@@ -247,13 +223,32 @@ class TournamentConfig:
         self.options  # noqa: B018
         return self
 
+    def _sprt_problem(self) -> str | None:
+        """What keeps this tournament from being a sequential test, or None."""
+        if self.players != 2 or len(self.bots) != 2:
+            return (
+                "format sprt tests one bot against another: it needs exactly two bots and two "
+                f"players, got {len(self.bots)} bots and {self.players} players"
+            )
+        if self.rounds != 1 or self.challengers:
+            return "format sprt plays up to [sprt] max_matches: rounds and challengers do not apply"
+        return self.sprt.problem()
+
+    def _rules_identity(self) -> dict[str, Any]:
+        """The rules as the identity holds them: a parameter added since a journal was written
+        is left out while it has its default, so that the journal still resumes."""
+        rules = self.rules.to_dict()
+        if rules["deal_order"] == "non_dealer_first":
+            del rules["deal_order"]
+        return rules
+
     def identity(self) -> dict[str, Any]:
         """What decides the schedule and every match: a resumed run must agree on all of it."""
         # Teams only where there are partnerships: a two-player journal keeps its identity.
         teams = {"teams": [t.to_dict() for t in self.team_entries]} if self.players == 4 else {}
         return {
             "bots": [b.to_dict() for b in self.bots],
-            "rules": self.rules.to_dict(),
+            "rules": self._rules_identity(),
             "format": self.format,
             "matches": self.matches,
             "rounds": self.rounds,
@@ -265,6 +260,9 @@ class TournamentConfig:
             "time": {"move_time": self.move_time, "bank": self.bank},
             "faults": {"retries": self.retries},
             **teams,
+            # Only for a test: older journals keep their identity.
+            **({"sprt": self.sprt.to_dict()} if self.format == "sprt" else {}),
+            **({"deals": self.deals.identity()} if self.deals is not None else {}),
         }
 
     def to_dict(self) -> dict[str, Any]:
@@ -287,6 +285,7 @@ class TournamentConfig:
             "out": str(self.out_dir),
             "source": self.source,
             "check_bots": self.check_bots,
+            **({"deals_file": self.deals.path} if self.deals is not None else {}),
         }
 
 
@@ -311,9 +310,9 @@ _TOP_KEYS = (
     "bots",
     "teams",
     "serve",
+    "sprt",
+    "deals",
 )
-_BOT_KEYS = ("name", "command", "cwd", "env", "dir", "transport", "remote")
-_SANDBOX_KEYS = ("mode", "uid_base", "uid_count", "tmp_mb", "binds")
 
 
 def parse_text(text: str, source: str = "<text>", base: Path | None = None) -> TournamentConfig:
@@ -364,6 +363,11 @@ def parse_text(text: str, source: str = "<text>", base: Path | None = None) -> T
         fields["processes"] = value
     if "out" in data:
         fields["out"] = r.get(data, "out", str, (), "a directory path")
+    if "deals" in data:
+        text = r.get(data, "deals", str, (), "a file path")
+        if not (r.base / text).is_file():
+            raise r.error(("deals",), f"{text!r} is not a file ({(r.base / text).resolve()})")
+        fields["deals"] = load_deals(r.base / text)  # a mistake in it names its own line
     if "challengers" in data:
         value = r.get(data, "challengers", list, (), "a list of bot names")
         for i, item in enumerate(value):
@@ -451,17 +455,22 @@ def parse_text(text: str, source: str = "<text>", base: Path | None = None) -> T
         fields["limits"] = limits
 
     if "sandbox" in data:
-        fields["sandbox"] = _parse_sandbox(r, r.get(data, "sandbox", dict, (), "a table"))
+        fields["sandbox"] = parse_sandbox(r, r.get(data, "sandbox", dict, (), "a table"))
 
     if "serve" in data:
         fields["serve"] = parse_serve(r, r.get(data, "serve", dict, (), "a table"))
+
+    if "sprt" in data:
+        if fields.get("format") != "sprt":
+            raise r.error(("sprt",), 'the [sprt] table is for format = "sprt"')
+        fields["sprt"] = parse_sprt(r, r.get(data, "sprt", dict, (), "a table"))
 
     if "bots" not in data:
         raise r.error((), "no bots: add a [[bots]] table for each bot")
     bots_value = data["bots"]
     if not isinstance(bots_value, list) or not all(isinstance(b, dict) for b in bots_value):
         raise r.error(("bots",), "expected [[bots]] tables")
-    bots = [_parse_bot(r, item, i) for i, item in enumerate(bots_value)]
+    bots = [parse_bot(r, item, i) for i, item in enumerate(bots_value)]
     names = [b.name for b in bots]
     for i, bot in enumerate(bots):
         if names.index(bot.name) != i:
@@ -491,103 +500,16 @@ def parse_text(text: str, source: str = "<text>", base: Path | None = None) -> T
     except GinRefError as exc:
         message = str(exc)
         # Name the key the combination hangs on: the first of the candidates the file has.
-        candidates = {"duplicate": ("duplicate", "matches"), "gauntlet": ("challengers", "format")}
+        candidates = {
+            "duplicate": ("duplicate", "matches"),
+            "gauntlet": ("challengers", "format"),
+            "sprt": ("rounds", "challengers", "format"),
+        }
         for word, keys in candidates.items():
             present = [k for k in keys if k in data]
             if word in message and present:
                 raise r.error((present[0],), message) from None
         raise TournamentFileError(f"{source}: {message}") from None
-
-
-def _parse_bot(r: Reader, item: dict[str, Any], i: int) -> BotEntry:
-    path: tuple[str | int, ...] = ("bots", i)
-    r.check_keys(item, _BOT_KEYS, path)
-    remote = "remote" in item and r.get(item, "remote", bool, path, "true or false")
-    for key in ("name",) if remote else ("name", "command"):
-        if key not in item:
-            raise r.error(path, f"missing key {key!r}")
-    name = r.get(item, "name", str, path, "a string")
-    if not _NAME.match(name):
-        raise r.error((*path, "name"), f"{name!r}: use 1 to 40 letters, digits, '-' or '_'")
-    if remote:
-        # It runs on its entrant's machine: nothing here says how to start it.
-        extra = next((k for k in _BOT_KEYS[1:-1] if k in item), None)
-        if extra is not None:
-            raise r.error((*path, extra), "a remote bot is not started by the referee: remove it")
-        return BotEntry(name, (), remote=True)
-    raw = item["command"]
-    if isinstance(raw, str):
-        try:
-            argv = shlex.split(raw)
-        except ValueError as exc:
-            raise r.error((*path, "command"), f"cannot split {raw!r}: {exc}") from None
-    elif isinstance(raw, list) and all(isinstance(a, str) for a in raw):
-        argv = list(raw)
-    else:
-        raise r.error((*path, "command"), f"expected a string or a list of strings, got {raw!r}")
-    if not argv:
-        raise r.error((*path, "command"), "must not be empty")
-    argv = [sys.executable if a == PYTHON_PLACEHOLDER else a for a in argv]
-    cwd = None
-    if "cwd" in item:
-        text = r.get(item, "cwd", str, path, "a directory path")
-        directory = (r.base / text).resolve()
-        if not directory.is_dir():
-            raise r.error((*path, "cwd"), f"{text!r} is not a directory ({directory})")
-        cwd = str(directory)
-    env: list[tuple[str, str]] = []
-    if "env" in item:
-        table = r.get(item, "env", dict, path, "a table of NAME = value")
-        for key, value in table.items():
-            if isinstance(value, bool) or not isinstance(value, str | int | float):
-                raise r.error((*path, "env", key), f"expected a string, got {value!r}")
-            env.append((key, str(value)))
-    dirs: list[str] = []
-    if "dir" in item:
-        raw_dirs = item["dir"]
-        texts = [raw_dirs] if isinstance(raw_dirs, str) else raw_dirs
-        if not isinstance(texts, list) or not all(isinstance(d, str) for d in texts):
-            raise r.error((*path, "dir"), "expected a directory path or a list of them")
-        for text in texts:
-            directory = (r.base / text).resolve()
-            if not directory.exists():
-                raise r.error((*path, "dir"), f"{text!r} does not exist ({directory})")
-            dirs.append(str(directory))
-    transport: Transport = "unix"
-    if "transport" in item:
-        value = r.get(item, "transport", str, path, "a string")
-        if value not in TRANSPORTS:
-            raise r.error((*path, "transport"), f"{value!r}: expected one of unix, tcp")
-        transport = "tcp" if value == "tcp" else "unix"
-    return BotEntry(name, tuple(argv), cwd, tuple(env), tuple(dirs), transport)
-
-
-def _parse_sandbox(r: Reader, table: dict[str, Any]) -> SandboxSettings:
-    path: tuple[str | int, ...] = ("sandbox",)
-    r.check_keys(table, _SANDBOX_KEYS, path)
-    settings = SandboxSettings()
-    if "mode" in table:
-        mode = r.get(table, "mode", str, path, "a string")
-        if mode not in SANDBOX_MODES:
-            raise r.error((*path, "mode"), f"{mode!r}: expected one of {', '.join(SANDBOX_MODES)}")
-        settings = dataclasses.replace(settings, mode="none" if mode == "none" else "bwrap")
-    for key in ("uid_base", "uid_count"):
-        if key in table:
-            settings = dataclasses.replace(
-                settings, **{key: r.get(table, key, int, path, "a whole number")}
-            )
-    if "tmp_mb" in table:
-        size = r.get(table, "tmp_mb", float, path, "a number of MiB")
-        settings = dataclasses.replace(settings, tmp_bytes=round(size * (1 << 20)))
-    if "binds" in table:
-        binds = table["binds"]
-        if not isinstance(binds, list) or not all(isinstance(b, str) for b in binds):
-            raise r.error((*path, "binds"), "expected a list of absolute paths")
-        settings = dataclasses.replace(settings, binds=tuple(binds))
-    try:
-        return settings.validate()
-    except GinRefError as exc:
-        raise r.error(path, str(exc)) from None
 
 
 def load_file(path: str | Path) -> TournamentConfig:

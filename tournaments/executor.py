@@ -71,7 +71,7 @@ class LocalExecutor:
         self.server: RefereeServer | None = None
         self.lobby: Lobby | None = None  # remote bots' streams (a hosted referee's only)
         # What no bot may see: the tournament's directory (journal, logs, standings) and file.
-        self.protected = [root] + ([Path(config.source)] if Path(config.source).is_file() else [])
+        self.protected = [root, *config.inputs]
         self.confinement = confinement
         self._own_confinement = confinement is None
         self.absent_wait = 0.0  # how long a remote bot may be absent when its match is due

@@ -198,7 +198,9 @@ def elo_text(s: BotStanding) -> str:
     """A rating with its interval, ``+12 [-30, +54]``, or ``-`` for none."""
     if s.elo is None or s.elo_low is None or s.elo_high is None:
         return "-"
-    return f"{s.elo:+.0f} [{s.elo_low:+.0f}, {s.elo_high:+.0f}]"
+    # Whole numbers first: a rating of -0.3 reads +0, not -0.
+    elo, low, high = (round(v) for v in (s.elo, s.elo_low, s.elo_high))
+    return f"{elo:+d} [{low:+d}, {high:+d}]"
 
 
 def _fault_kinds(s: BotStanding) -> str:
@@ -391,14 +393,16 @@ def format_standings(standings: Standings, width: int | None = None) -> str:
 
 
 def format_progress_line(p: Progress) -> str:
-    """Matches running, faults so far and the leader (and whether the run is stopping)."""
+    """Matches running, faults so far and the leader (a sequential test's LLR, and whether the
+    run is stopping)."""
     leader = "-"
     if p.leader is not None:
         name, points, games = p.leader
         leader = f"{name} {points:g}/{games}"
     faults = "1 fault" if p.faults == 1 else f"{p.faults} faults"
     stopping = ", stopping" if p.halting else ""
-    return f"{p.running} running, {faults}, leader {leader}{stopping}"
+    test = f", {p.note}" if p.note else ""
+    return f"{p.running} running, {faults}, leader {leader}{test}{stopping}"
 
 
 def format_match_line(p: Progress, *, with_progress: bool = True) -> str:
@@ -411,9 +415,10 @@ def format_match_line(p: Progress, *, with_progress: bool = True) -> str:
     if not with_progress:
         return line
     faults = "1 fault" if p.faults == 1 else f"{p.faults} faults"
+    test = f", {p.note}" if p.note else ""
     return (
         f"[{p.done}/{p.total}] {line}; {format_duration(p.elapsed)} elapsed, "
-        f"ETA {format_duration(p.eta)}, {faults}"
+        f"ETA {format_duration(p.eta)}, {faults}{test}"
     )
 
 
@@ -441,7 +446,8 @@ def format_run_result(result: RunResult, width: int | None = None) -> str:
     """What a run did: the bots' check, matches, time, throughput, where the files are."""
     rate = 60.0 * result.played / result.wall if result.wall > 0 else 0.0
     head = {
-        "complete": "Tournament complete",
+        # A sequential test is complete once it decides, before its last scheduled match.
+        "complete": "Tournament complete" if result.done == result.total else "Test over",
         "interrupted": "Interrupted",
         "failed": "Failed",
     }[result.status]

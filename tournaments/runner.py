@@ -33,6 +33,7 @@ from tournaments.executor import Executor, LocalExecutor
 from tournaments.journal import Journal, open_journal
 from tournaments.records import MatchRecord
 from tournaments.schedule import Job, MatchSpec, build_schedule, deal_key, make_jobs
+from tournaments.sprt_run import CHUNK, SprtMonitor
 
 LOGS = "logs"
 CHECKS = "checks"  # each bot's output during its check before play
@@ -55,14 +56,15 @@ class Progress:
     faults: int = 0  # in the journal's matches, this run's and earlier runs'
     halting: bool = False  # a stop was asked: no more matches start
     finished_at: float | None = None  # ``elapsed`` when the last match finished
+    note: str | None = None  # a sequential test's LLR and decision
 
     @property
     def eta(self) -> float | None:
         """Seconds left, or None before this run's first match: the mean time per match so
         far (at the last finish) times the matches left, counted down since that finish. It
         changes only as matches finish, not with each one's own time."""
-        if self.played == 0 or self.finished_at is None:
-            return None
+        if self.played == 0 or self.finished_at is None or self.note is not None:
+            return None  # a sequential test stops when it decides: no telling when
         left = self.finished_at / self.played * (self.total - self.done)
         return max(0.0, left - (self.elapsed - self.finished_at))
 
@@ -71,7 +73,7 @@ class Progress:
 class RunResult:
     """How a run ended."""
 
-    status: str  # complete, interrupted
+    status: str  # complete (a sequential test: decided, or at its maximum), interrupted
     total: int
     done: int
     played: int
@@ -143,8 +145,13 @@ class TournamentRunner:
         self.points: dict[str, float] = {b.name: 0.0 for b in config.bots}
         self.games: dict[str, int] = {b.name: 0 for b in config.bots}
         self.faults = 0  # faults of every kind in the journal's matches
-        for record in self.journal.records():
+        records = self.journal.records()
+        for record in records:
             self._tally(record)
+        # A sequential test stops the run once it decides; it counts the journal's matches.
+        self.monitor = SprtMonitor(config, self.schedule) if config.format == "sprt" else None
+        if self.monitor is not None:
+            self.monitor.extend(records)
         self._stopping = False  # cut: the matches in flight are cancelled
         self._draining = False  # no match is started; those in flight play on
         self._tasks: set[asyncio.Task[Any]] = set()
@@ -155,8 +162,18 @@ class TournamentRunner:
         return len(self.schedule)
 
     def remaining(self) -> list[MatchSpec]:
-        """Scheduled matches not in the journal, in order of play."""
+        """Scheduled matches not in the journal, in order of play (none once a sequential
+        test has decided)."""
+        if self.monitor is not None and self.monitor.finished:
+            return []
         return [s for s in self.schedule if s.key not in self.finished]
+
+    @property
+    def complete(self) -> bool:
+        """Every scheduled match is in the journal, or the sequential test has decided."""
+        if self.monitor is not None and self.monitor.finished:
+            return True
+        return len(self.finished) == self.total
 
     def close(self) -> None:
         """Close the journal."""
@@ -263,7 +280,7 @@ class TournamentRunner:
                 self._pending = []
             return await self._play(executor, lanes, on_progress, checks)
         finally:
-            await executor.close(complete=len(self.finished) == self.total)
+            await executor.close(complete=self.complete)
 
     async def _check(self, executor: Executor, lanes: int, check: bool | None) -> list[BotCheck]:
         """Check the bots that have matches left; raise :class:`BotCheckError` if one fails."""
@@ -300,7 +317,10 @@ class TournamentRunner:
         session = self.journal.start_session(lanes)
         self.clean()
         keep = self.config.processes == "keep"
-        jobs: deque[Job] = deque(make_jobs(self.remaining(), keep=keep, lanes=lanes))
+        chunk = CHUNK if self.monitor is not None else None
+        jobs: deque[Job] = deque(
+            make_jobs(self.remaining(), keep=keep, lanes=lanes, chunk=chunk)
+        )
         running: dict[asyncio.Task[None], Job] = {}
         played = 0
         errors: list[str] = []
@@ -321,6 +341,7 @@ class TournamentRunner:
                         faults=self.faults,
                         halting=self.halting,
                         finished_at=finished_at,
+                        note=None if self.monitor is None else self.monitor.note(),
                     )
                 )
 
@@ -334,6 +355,10 @@ class TournamentRunner:
                 played += 1
                 finished_at = time.perf_counter() - began
                 self._tally(record)
+                if self.monitor is not None:
+                    self.monitor.add(record)
+                    if self.monitor.finished and not self.halting:
+                        self.stop(drain=True)  # decided: the matches in flight finish
                 progress(record)
                 gone = any(f.kind in GONE for f in record.faults)
                 return not (job.keep and self.config.recover and gone) and not self.halting
@@ -380,7 +405,7 @@ class TournamentRunner:
                     if isinstance(r, BaseException) and not isinstance(r, asyncio.CancelledError)
                 )
                 raise failure
-            status = "complete" if len(self.finished) == self.total else "interrupted"
+            status = "complete" if self.complete else "interrupted"
         finally:
             self._tasks = set()
             wall = time.perf_counter() - wall0

@@ -19,8 +19,9 @@ Duplicate deals: games 2j and 2j+1 share deal j and its seed, with the seats swa
 by seat (positions 0..19 alternate non-dealer, dealer; the first dealer is a seat drawn from the
 seed), so the bot that sat in seat s in one match receives, in the other, every card that seat s
 received: the first hand's cards exactly, and every later hand's while the dealer sequence
-agrees (``dealer_rotation = alternate``; a dead hand or ``loser_deals`` can make it diverge). The
-first dealer's seat alternates between deal pairs, so seats and dealing stay balanced.
+agrees (``dealer_rotation = alternate``; a dead hand or ``loser_deals`` can make it diverge;
+under ``deal_order = seat0_first`` every hand's cards go by seat, whoever deals). The first
+dealer's seat alternates between deal pairs, so seats and dealing stay balanced.
 """
 
 from __future__ import annotations
@@ -130,18 +131,28 @@ def deal_seed(key: bytes, deal: int, rules: Rules, seat: int) -> int:
         attempt += 1
 
 
+def _seed(config: TournamentConfig, key: bytes, deal: int, seat: int) -> int:
+    """The seed of deal ``deal``: the deal set's, or one drawn from ``key`` whose first dealer
+    is ``seat`` (a set's seeds are played as they are: their first dealers are their own)."""
+    if config.deals is not None:
+        return config.deals.seed(deal)
+    return deal_seed(key, deal, config.rules, seat)
+
+
 def build_schedule(config: TournamentConfig, key: bytes) -> list[MatchSpec]:
     """Every match of the tournament in order of play: round by round, game by game."""
     rules = config.rules
     if rules.players > 2:
         return _group_schedule(config, key)
     rounds = config.rounds * (2 if config.format == "double-round-robin" else 1)
+    # A sequential test schedules the most matches it may play, and stops when it decides.
+    matches = config.sprt.max_matches if config.format == "sprt" else config.matches
     pairs = pairings(config)
     seeds: dict[int, int] = {}
     specs: list[MatchSpec] = []
     for r in range(rounds):
-        for g in range(config.matches):
-            k = r * config.matches + g  # 0-based game of the pairing
+        for g in range(matches):
+            k = r * matches + g  # 0-based game of the pairing
             if config.duplicate:
                 deal = k // 2
                 dealer_seat = deal % 2
@@ -149,7 +160,7 @@ def build_schedule(config: TournamentConfig, key: bytes) -> list[MatchSpec]:
                 deal = k
                 dealer_seat = (0, 1, 1, 0)[k % 4]
             if deal not in seeds:
-                seeds[deal] = deal_seed(key, deal + 1, rules, dealer_seat)
+                seeds[deal] = _seed(config, key, deal + 1, dealer_seat)
             for x, y in pairs:
                 seats = (x, y) if k % 2 == 0 else (y, x)
                 specs.append(
@@ -188,7 +199,7 @@ def _group_schedule(config: TournamentConfig, key: bytes) -> list[MatchSpec]:
                 k = at * turns + turn  # 0-based game of the group
                 deal = at if config.duplicate else k
                 if deal not in seeds:
-                    seeds[deal] = deal_seed(key, deal + 1, rules, at % turns)
+                    seeds[deal] = _seed(config, key, deal + 1, at % turns)
                 for group in pairings(config):
                     # Game k is the base seating moved k seats on, as a kept series moves it.
                     seats = rotated(base_seating(players, group, config.team_entries), k)
@@ -229,10 +240,14 @@ def _series_job(run: Sequence[MatchSpec]) -> Job:
     return Job(f"{group}/m{run[0].game:03d}-{run[-1].game:03d}", tuple(run), True)
 
 
-def make_jobs(specs: Iterable[MatchSpec], keep: bool, lanes: int = 1) -> list[Job]:
+def make_jobs(
+    specs: Iterable[MatchSpec], keep: bool, lanes: int = 1, chunk: int | None = None
+) -> list[Job]:
     """Jobs for ``specs`` (in order of play): one per match, or with ``keep`` one per series of a
     pairing within a round (split where the seats do not alternate). With fewer series than
-    ``lanes``, the longest series are halved until every lane has one (or each is one match)."""
+    ``lanes``, the longest series are halved until every lane has one (or each is one match).
+    ``chunk``: no series is longer, so that lanes play the matches nearly in order (a sequential
+    test counts them in order)."""
     specs = list(specs)
     if not keep:
         return [Job(f"{'.'.join(s.pairing)}/m{s.game:03d}", (s,), False) for s in specs]
@@ -242,6 +257,8 @@ def make_jobs(specs: Iterable[MatchSpec], keep: bool, lanes: int = 1) -> list[Jo
     runs: list[list[MatchSpec]] = []
     for group in groups.values():
         runs.extend(alternating_runs(sorted(group, key=lambda s: s.game)))
+    if chunk is not None:
+        runs = [run[i : i + chunk] for run in runs for i in range(0, len(run), chunk)]
     while runs and len(runs) < lanes:
         longest = max(runs, key=len)
         if len(longest) < 2:

@@ -23,8 +23,8 @@ and another language can re-derive every deal. The algorithm, exactly:
   seats at each first-round table (0 and 1, 2 and 3) cut different ranks.
 
 A hand's deck order is dealt as :mod:`referee.engine.hand` describes: positions 0..19 alternately
-to the non-dealer and the dealer (non-dealer first), position 20 the upcard, 21.. the stock, top
-first.
+to the non-dealer and the dealer (non-dealer first; to seat 0 and seat 1 under ``deal_order =
+seat0_first``), position 20 the upcard, 21.. the stock, top first.
 """
 
 from __future__ import annotations

@@ -3,7 +3,8 @@
 Dealing (R2.4): a hand's deck positions 0..19 go alternately to the non-dealer and the dealer,
 non-dealer first; position 20 is the upcard; positions 21..51 are the stock, top first. With
 ``deal_mode = eleven_card`` (R2.5) positions 0..20 go alternately, so the non-dealer gets 11, and
-there is no upcard.
+there is no upcard. With ``deal_order = seat0_first`` positions 0..19 go alternately to seat 0
+and seat 1 whoever deals, so each seat's cards depend on the deck alone.
 
 Only the engine changes a hand: :class:`~referee.engine.match.Match` writes its underscored
 fields, and the engine's own modules read them directly, since its hot paths (every draw and
@@ -64,6 +65,8 @@ class Hand:
         self._dealer = dealer
         self._deck: tuple[Card, ...] = tuple(deck)
         nd = 1 - dealer
+        # Who gets positions 0, 2, 4, ...: the non-dealer (R2.4), or seat 0 whoever deals.
+        first = 0 if rules.deal_order == "seat0_first" else nd
         self._hands = [0, 0]  # each seat's cards as a 52-bit mask
         self._pile: list[Card] = []
         self._events: list[Event] = [Event(None, "deal")]
@@ -89,7 +92,7 @@ class Hand:
             self._opening = True
         else:
             for i in range(20):
-                self._hands[nd if i % 2 == 0 else dealer] |= 1 << deck[i]
+                self._hands[first if i % 2 == 0 else 1 - first] |= 1 << deck[i]
             self._upcard = deck[20]
             self._pile.append(deck[20])
             self._phase = Phase.UPCARD_OFFER

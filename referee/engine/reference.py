@@ -115,6 +115,20 @@ PARAMETER_DOCS: dict[str, ParameterDoc] = {
             ),
         ),
         _P(
+            "deal_order",
+            "Which seat the deck's first card (and every other one of the first 20) goes to.",
+            ("R2.4",),
+            (
+                ("non_dealer_first", "the non-dealer, then the dealer, alternately (R2.4)"),
+                (
+                    "seat0_first",
+                    "seat 0, then seat 1, whoever deals: a seat's cards depend on the deck "
+                    "alone, so the two matches of a duplicate pair deal each hand mirrored even "
+                    "when their dealers differ (two players, deal_mode = upcard)",
+                ),
+            ),
+        ),
+        _P(
             "discard_taken_card",
             "Whether a card taken from the discard pile may be discarded in the same turn.",
             ("R4.3",),

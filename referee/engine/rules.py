@@ -22,6 +22,7 @@ FirstDealer = Literal["random", "cut_low_deals", "cut_high_chooses", "seat0", "s
 DealerRotation = Literal["alternate", "loser_deals", "winner_deals"]  # R2.6
 DeadHandDealer = Literal["same_dealer", "rotate"]  # R2.7
 DealMode = Literal["upcard", "eleven_card"]  # R2.4, R2.5
+DealOrder = Literal["non_dealer_first", "seat0_first"]  # R2.4
 DiscardTakenCard = Literal["forbidden", "allowed_gra", "allowed"]  # R4.3
 KnockLimitMode = Literal["fixed", "oklahoma"]  # R5.5
 OklahomaAce = Literal["gin_only", "one"]  # R5.5
@@ -38,6 +39,7 @@ CHOICES: dict[str, tuple[str, ...]] = {
     "dealer_rotation": get_args(DealerRotation),
     "dead_hand_dealer": get_args(DeadHandDealer),
     "deal_mode": get_args(DealMode),
+    "deal_order": get_args(DealOrder),
     "discard_taken_card": get_args(DiscardTakenCard),
     "knock_limit_mode": get_args(KnockLimitMode),
     "oklahoma_ace": get_args(OklahomaAce),
@@ -74,6 +76,7 @@ class Rules:
     dealer_rotation: DealerRotation = "alternate"  # R2.6
     dead_hand_dealer: DeadHandDealer = "same_dealer"  # R2.7
     deal_mode: DealMode = "upcard"  # R2.4, R2.5
+    deal_order: DealOrder = "non_dealer_first"  # R2.4: who gets deck positions 0, 2, 4, ...
     discard_taken_card: DiscardTakenCard = "forbidden"  # R4.3
     knock_limit_mode: KnockLimitMode = "fixed"  # R5.5
     knock_limit: int = 10  # R5.5 (0 = straight gin)
@@ -157,6 +160,11 @@ class Rules:
                     "spade_double doubles on a spade upcard; deal_mode = eleven_card has no "
                     "upcard (R2.5)"
                 )
+        if self.deal_order == "seat0_first" and self.deal_mode == "eleven_card":
+            raise RulesError(
+                "deal_order = seat0_first deals ten cards to each seat; deal_mode = eleven_card "
+                "gives the non-dealer eleven (R2.4, R2.5)"
+            )
         if self.dead_hand_dealer == "rotate" and self.dealer_rotation != "alternate":
             raise RulesError(
                 "dead_hand_dealer = rotate needs dealer_rotation = alternate: a dead hand has no "
@@ -188,6 +196,11 @@ class Rules:
             )
         if self.payoff != "points":
             raise RulesError(f"{what} is scored in points: payoff must be points ({rule}, R8.7)")
+        if self.deal_order != "non_dealer_first":
+            raise RulesError(
+                f"{what}: the players at a hand change from hand to hand, so deal_order must be "
+                f"non_dealer_first ({rule}, R2.4)"
+            )
         if self.players == 4 and self.oklahoma_extra_boxes:
             raise RulesError(
                 "players = 4: partnerships score rounds, not hands, so oklahoma_extra_boxes "

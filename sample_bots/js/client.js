@@ -138,16 +138,17 @@ function playStream(client, decide, name, hello, done) {
     if (message.kind === 'match_start') {
       const start = message.match_start;
       const elevenCard = start.rules.params.deal_mode === 'eleven_card';
+      const seatFirst = start.rules.params.deal_order === 'seat0_first';
       match = {
         commit: start.deal_commitment, seat: start.seat, players: start.players, elevenCard,
-        hands: [],
+        seatFirst, hands: [],
       };
     } else if (message.kind === 'hand_start' && match) {
       match.hands.push(message.hand_start);
     } else if (message.kind === 'match_end' && match) {
       const end = message.match_end;
       const wrong = checkDeal(match.commit, end.deal_seed, end.deal_salt, match.hands,
-        match.seat, match.elevenCard, match.players);
+        match.seat, match.elevenCard, match.players, match.seatFirst);
       if (wrong) {
         process.stderr.write(`${name}: the deal of match ${end.match_id} was not fair: ${wrong}\n`);
         exitCode = 1;

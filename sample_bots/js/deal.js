@@ -3,7 +3,8 @@
 // The algorithm is referee/engine/deal.py's, step by step: SplitMix64, hand k's generator is the
 // match generator's output k + 2, Fisher-Yates over the 52 cards (suit * 13 + rank, clubs to
 // spades, ace to king); deck positions 0..19 go alternately to the non-dealer and the dealer
-// (0..20 under deal_mode = eleven_card), position 20 is the upcard.
+// (0..20 under deal_mode = eleven_card; to seat 0 and seat 1 under deal_order = seat0_first),
+// position 20 is the upcard.
 'use strict';
 
 const crypto = require('crypto');
@@ -53,9 +54,10 @@ function commitment(seed, salt) {
  * `hands` holds each HandStart this bot received; `seat` is MatchStart.seat. With three or
  * four players (`players` > 2) the bot's seat in a hand is that HandStart's hand_seat, which
  * is not its match seat, and -1 when it sits out (R10.1): it is shown no card of that hand,
- * so there is nothing of it to check.
+ * so there is nothing of it to check. `seatFirst`: the rules' deal_order is seat0_first, so
+ * positions 0, 2, 4, ... went to seat 0 whoever dealt.
  */
-function checkDeal(commit, seed, salt, hands, seat, elevenCard, players = 2) {
+function checkDeal(commit, seed, salt, hands, seat, elevenCard, players = 2, seatFirst = false) {
   if (!commit || commit.length === 0) return null; // a referee that does not commit
   if (!crypto.timingSafeEqual(Buffer.from(commit), commitment(seed, Buffer.from(salt)))) {
     return 'the revealed seed and salt do not open MatchStart.deal_commitment';
@@ -67,8 +69,9 @@ function checkDeal(commit, seed, salt, hands, seat, elevenCard, players = 2) {
     if (handSeat < 0) continue; // sitting out: no card was shown
     const mine = [];
     for (let p = 0; p < dealt; p += 1) {
-      const toNonDealer = p % 2 === 0;
-      if (toNonDealer === (handSeat !== start.dealer)) mine.push(deck[p]);
+      const toFirst = p % 2 === 0; // the non-dealer, or seat 0 under seat0_first
+      const first = seatFirst ? handSeat === 0 : handSeat !== start.dealer;
+      if (toFirst === first) mine.push(deck[p]);
     }
     const got = [...start.hand].sort().join(' ');
     if (mine.sort().join(' ') !== got) {

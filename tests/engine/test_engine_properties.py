@@ -61,6 +61,7 @@ VARIANTS: tuple[dict[str, object], ...] = (
     {"hollywood": "on"},
     {"first_dealer": "cut_high_chooses"},
     {"knock_limit": 0},
+    {"deal_order": "seat0_first"},
 )
 
 

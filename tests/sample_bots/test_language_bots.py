@@ -391,18 +391,27 @@ const { checkDeal } = require(process.argv[1]);
 const m = JSON.parse(require('fs').readFileSync(0, 'utf8'));
 const hex = (s) => Buffer.from(s, 'hex');
 console.log(JSON.stringify(checkDeal(
-  hex(m.commitment), m.seed, hex(m.salt), m.hands, m.seat, false, m.players)));
+  hex(m.commitment), m.seed, hex(m.salt), m.hands, m.seat, false, m.players, m.seatFirst)));
 """
 
 
-@pytest.mark.parametrize("players", [2, 3, 4])
+@pytest.mark.parametrize(
+    ("players", "profile", "order"),
+    [
+        (2, "standard", "non_dealer_first"),
+        (3, "standard", "non_dealer_first"),
+        (4, "standard", "non_dealer_first"),
+        (2, "pagat", "seat0_first"),  # the loser deals: both seats deal some hands
+    ],
+)
 def test_javascript_checks_the_deal_from_the_protos_fields_alone(
-    players: int, tmp_path: Path
+    players: int, profile: str, order: str, tmp_path: Path
 ) -> None:
     """What one seat received (MatchStart, its HandStarts, MatchEnd), as protobuf JSON, is all
     sample_bots/js/deal.js needs to check the commitment and every hand it was dealt; a seed,
     salt or card that is not the committed deal's is caught. With three or four players the
-    seat's hand seat changes from hand to hand, and with three it sits out some hands."""
+    seat's hand seat changes from hand to hand, and with three it sits out some hands. Under
+    deal_order = seat0_first the check deals by seat, and the usual check would not agree."""
     seen: dict[str, Any] = {"hands": []}
     watched = players - 1
 
@@ -411,6 +420,7 @@ def test_javascript_checks_the_deal_from_the_protos_fields_alone(
         if seat != watched:
             return
         if kind == "match_start":
+            seen["seatFirst"] = message.match_start.rules.params["deal_order"] == "seat0_first"
             seen["commitment"] = message.match_start.deal_commitment.hex()
             seen["seat"] = message.match_start.seat
             seen["players"] = message.match_start.players
@@ -430,8 +440,14 @@ def test_javascript_checks_the_deal_from_the_protos_fields_alone(
             seen["salt"] = message.match_end.deal_salt.hex()
 
     bot = BotSpec((sys.executable, "-m", "sample_bots.random_bot"), "random-py")
-    rules = Rules.profile("standard", players=players)
+    rules = Rules.profile(profile, players=players, deal_order=order)
     lineup = (PY_GREEDY,) * (players - 1) + (bot,)
+    if order == "seat0_first":
+        # Two seeded random bots: each loses hands, so each deals some (the loser deals).
+        lineup = tuple(
+            BotSpec(bot.command, f"random-{k}", env=(("GINREF_BOT_SEED", str(k)),))
+            for k in (1, 2)
+        )
     series = asyncio.run(run_series_async(lineup, rules, [99], tmp_path, OPTIONS, on_send=keep))
     assert_clean(series.matches[0])
     assert_log_agrees(series.matches[0].log_path)
@@ -463,3 +479,6 @@ def test_javascript_checks_the_deal_from_the_protos_fields_alone(
     assert check(forged).startswith(f"hand {dealt['hand_number']}: dealt")
     if players > 2:  # the match seat taken for the hand seat: the hands do not check out
         assert check({**seen, "players": 2}).startswith("hand ")
+    if order == "seat0_first":
+        assert seen["seatFirst"] and {h["dealer"] for h in seen["hands"]} == {0, 1}
+        assert check({**seen, "seatFirst": False}).startswith("hand ")

@@ -49,6 +49,8 @@ CONFIGS: dict[str, tuple[str, dict[str, Any]]] = {
         },
     ),
     "hollywood": ("standard", {"hollywood": True, "target": 40}),
+    # Each seat's cards from the deck alone, under a rotation where the loser deals.
+    "seat0_first": ("pagat", {"deal_order": "seat0_first"}),
 }
 
 

@@ -1,0 +1,63 @@
+"""``ginref deals make`` and ``ginref deals check``: deal sets, files of match seeds that
+tournaments and sequential tests play in order (docs/testing-bots.md#deal-sets)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import click
+
+from referee.errors import GinRefError
+from tournaments.deals import deals_text, load_deals, make_seeds
+
+
+@click.group("deals")
+def deals_group() -> None:
+    """Deal sets: files of match seeds played in order, so that two runs test bots on the
+    same deals."""
+
+
+@deals_group.command("make")
+@click.argument("count", type=click.IntRange(1, 10_000_000))
+@click.option(
+    "--out",
+    "out_file",
+    required=True,
+    type=click.Path(dir_okay=False),
+    help="The file to write (not overwritten unless --force).",
+)
+@click.option(
+    "--seed",
+    type=click.IntRange(0, 2**63 - 1),
+    help="Derive the set from this seed (the same set every time). Default: random seeds.",
+)
+@click.option("--force", is_flag=True, help="Overwrite FILE if it exists.")
+def make_command(count: int, out_file: str, seed: int | None, force: bool) -> None:
+    """Write a deal set of COUNT match seeds to FILE, one per line."""
+    path = Path(out_file)
+    made_with = f"ginref deals make {count}" + ("" if seed is None else f" --seed {seed}")
+    text = deals_text(make_seeds(count, seed), made_with)
+    try:
+        # Exclusive creation unless --force: a set a test was run with is not lost by mistake.
+        flags = os.O_WRONLY | os.O_CREAT | (os.O_TRUNC if force else os.O_EXCL)
+        with os.fdopen(os.open(path, flags, 0o644), "w", encoding="utf-8") as handle:
+            handle.write(text)
+    except FileExistsError:
+        raise click.ClickException(
+            f"{path} exists: choose another --out, or --force to overwrite it"
+        ) from None
+    except OSError as exc:
+        raise click.ClickException(f"cannot write {path}: {exc.strerror or exc}") from None
+    click.echo(f"Wrote {count} deals to {path}")
+
+
+@deals_group.command("check")
+@click.argument("file", type=click.Path(dir_okay=False))
+def check_command(file: str) -> None:
+    """Read the deal set FILE; say how many deals it holds, or its first mistake."""
+    try:
+        deals = load_deals(file)
+    except GinRefError as exc:
+        raise click.ClickException(str(exc)) from None
+    click.echo(f"{file}: {len(deals.seeds)} deals (SHA-256 {deals.sha256[:16]}...)")

@@ -1,0 +1,42 @@
+"""``ginref ratings DIR...``: one rating list over several tournaments (a league that grows run
+by run), fitted from their journals (docs/testing-bots.md#ratings-across-tournaments)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from ginref.options import report_width
+from referee.errors import GinRefError
+from tournaments.league import format_league, league, league_json
+from tournaments.standings import standings_csv
+
+
+@click.command("ratings")
+@click.argument("directories", nargs=-1, required=True, type=click.Path(file_okay=False))
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["table", "csv", "json"]),
+    default="table",
+    show_default=True,
+    help="table: a report like the standings'; csv: one row per bot; json: everything.",
+)
+def ratings_command(directories: tuple[str, ...], fmt: str) -> None:
+    """Rate every bot of the tournaments in DIRECTORIES together: one Bradley-Terry fit over
+    all their matches, Elo with 95% intervals, ranked by Elo.
+
+    A bot is its name: the same name in two tournaments is one bot. The journals are read,
+    never written, so a tournament may still be running.
+    """
+    try:
+        result = league([Path(d) for d in directories])
+    except GinRefError as exc:
+        raise click.ClickException(str(exc)) from None
+    if fmt == "csv":
+        click.echo(standings_csv(result.standings), nl=False)
+    elif fmt == "json":
+        click.echo(league_json(result), nl=False)
+    else:
+        click.echo(format_league(result, report_width()))

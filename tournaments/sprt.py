@@ -1,0 +1,406 @@
+"""The sequential probability ratio test of a new bot against an old one (pure statistics).
+
+The test is the generalised SPRT (GSPRT) that fastchess and fishtest run: the outcomes are a
+multinomial over score categories, and the log-likelihood ratio compares the maximum-likelihood
+distributions whose expected score is that of ``elo0`` (H0) and of ``elo1`` (H1), each
+constrained from the empirical one (M. Van den Bergh, "Comparing the approximations for the
+generalized log likelihood ratio of a multinomial distribution", and "Comments on normalized
+Elo"). Its bounds are Wald's: accept H0 at ``log(beta / (1 - alpha))`` or below, H1 at
+``log((1 - beta) / alpha)`` or above.
+
+- **Trinomial**: one unit is one match, scored 0 (loss), ½ (no winner) or 1 (win) for the new
+  bot.
+- **Pentanomial**: one unit is a pair of matches on the same deal with the seats swapped, scored
+  0, ½, 1, 1½ or 2, i.e. 0, ¼, ½, ¾, 1 per match. The two matches of a pair are not
+  independent (the deal is shared); counting pairs keeps the test's error rates whatever their
+  correlation, where a trinomial count of the same matches would not.
+
+Two models of "Elo": ``logistic`` (the expected score per match is ``1 / (1 + 10^(-elo/400))``,
+the scale of the standings' ratings) and ``normalized`` (fastchess's default: the expected
+score's distance from ½ in standard deviations of one match's score, times ``800 / ln 10``, so
+that a given nElo needs the same number of matches whatever the draw rate or the pairing).
+
+Zero counts are replaced by 1e-3 before the LLR is computed, as fastchess does, so that the
+constrained distributions exist from the first unit on. Every function takes counts of many
+runs at once (an array of shape ``(..., K)``) so that the simulations can run thousands of
+tests side by side; the roots are found with :func:`scipy.optimize.elementwise.find_root`.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+Model = Literal["logistic", "normalized"]
+MODELS: tuple[Model, ...] = ("logistic", "normalized")
+NELO_PER_UNIT = 800.0 / math.log(10.0)  # normalized Elo per standard deviation of the score
+Z95 = 1.959963984540054
+REGULARIZE = 1e-3  # stands in for a zero count (fastchess)
+TRINOMIAL = (0.0, 0.5, 1.0)  # score per match of each category: loss, no winner, win
+PENTANOMIAL = (0.0, 0.25, 0.5, 0.75, 1.0)  # per match of a pair: 0, 0.5, 1, 1.5, 2 points
+DEFAULT_MAX_MATCHES = 20_000
+CHUNK = 512  # units whose LLRs are computed in one call
+
+Floats = NDArray[np.float64]
+
+
+def elo_to_score(elo: float) -> float:
+    """The expected score per match of a bot ``elo`` logistic Elo stronger."""
+    return float(1.0 / (1.0 + 10.0 ** (-elo / 400.0)))
+
+
+def score_to_elo(score: float) -> float:
+    """The logistic Elo difference whose expected score is ``score`` (±inf at 1 and 0)."""
+    if score <= 0.0:
+        return -math.inf
+    if score >= 1.0:
+        return math.inf
+    return -400.0 * math.log10(1.0 / score - 1.0)
+
+
+@dataclass(frozen=True, slots=True)
+class SprtSettings:
+    """The hypotheses, error rates and model of a test, and the most matches it may play."""
+
+    elo0: float = 0.0
+    elo1: float = 10.0
+    alpha: float = 0.05
+    beta: float = 0.05
+    model: Model = "logistic"
+    max_matches: int = DEFAULT_MAX_MATCHES
+
+    def problem(self) -> str | None:
+        """What is wrong with the settings, in one line, or None."""
+        if not self.elo0 < self.elo1:
+            return f"elo0 ({self.elo0:g}) must be less than elo1 ({self.elo1:g})"
+        for name, value in (("alpha", self.alpha), ("beta", self.beta)):
+            if not 0.0 < value < 1.0:
+                return f"{name} must be between 0 and 1 (exclusive), got {value:g}"
+        if self.alpha + self.beta >= 1.0:
+            return f"alpha + beta must be less than 1, got {self.alpha + self.beta:g}"
+        if self.model not in MODELS:
+            return f"model {self.model!r} is not one of: {', '.join(MODELS)}"
+        if self.max_matches < 2 or self.max_matches % 2:
+            return (
+                f"max_matches must be an even number of at least 2 (matches come in pairs with "
+                f"the seats swapped), got {self.max_matches}"
+            )
+        return None
+
+    @property
+    def lower(self) -> float:
+        """The LLR at or below which H0 is accepted."""
+        return math.log(self.beta / (1.0 - self.alpha))
+
+    @property
+    def upper(self) -> float:
+        """The LLR at or above which H1 is accepted."""
+        return math.log((1.0 - self.beta) / self.alpha)
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready (kept in the journal's identity)."""
+        return {
+            "elo0": self.elo0,
+            "elo1": self.elo1,
+            "alpha": self.alpha,
+            "beta": self.beta,
+            "model": self.model,
+            "max_matches": self.max_matches,
+        }
+
+
+def category_scores(categories: int) -> Floats:
+    """The per-match score of each of ``categories`` (3: trinomial, 5: pentanomial)."""
+    if categories == 3:
+        return np.array(TRINOMIAL)
+    if categories == 5:
+        return np.array(PENTANOMIAL)
+    raise ValueError(f"counts have 3 (trinomial) or 5 (pentanomial) categories, not {categories}")
+
+
+def _constrained(phat: Floats, phi: Floats) -> Floats:
+    """The distributions ``phat / (1 + theta * phi)`` with, row by row, the ``theta`` for which
+    they sum to 1 (equation 1.2 of Van den Bergh; 4.9 of the normalized note): the root of
+    ``sum(phat * phi / (1 + theta * phi))``, which decreases in ``theta`` between
+    ``-1 / max(phi)`` and ``-1 / min(phi)``, where it runs from +inf to -inf."""
+    from scipy.optimize.elementwise import find_root  # type: ignore[import-untyped]
+
+    low = -1.0 / phi.max(axis=-1)
+    high = -1.0 / phi.min(axis=-1)
+    # Just inside the poles: every phat is at least the regularised count over the total, so
+    # the pole's own term dominates there and the bracket is valid.
+    margin = (high - low) * 1e-12
+    columns = [phat[..., i] for i in range(phat.shape[-1])]
+    weights = [phi[..., i] for i in range(phi.shape[-1])]
+    k = len(columns)
+
+    def equation(theta: Floats, *cols: Floats) -> Floats:
+        total = np.zeros_like(theta)
+        for p, w in zip(cols[:k], cols[k:], strict=True):
+            total = total + p * w / (1.0 + theta * w)
+        return total
+
+    found = find_root(equation, (low + margin, high - margin), args=(*columns, *weights))
+    theta = np.asarray(found.x, dtype=float)
+    return phat / (1.0 + theta[..., None] * phi)
+
+
+def _probabilities(counts: ArrayLike) -> tuple[Floats, Floats, Floats]:
+    """Regularised counts as distributions, their totals, and the category scores."""
+    raw = np.asarray(counts, dtype=float)
+    regular = np.where(raw == 0.0, REGULARIZE, raw)
+    total = regular.sum(axis=-1)
+    return regular / total[..., None], total, category_scores(raw.shape[-1])
+
+
+def llr(counts: ArrayLike, settings: SprtSettings) -> Floats:
+    """The GSPRT log-likelihood ratio of H1 against H0 for ``counts`` (shape ``(..., K)``,
+    categories ordered by score: ``[L, D, W]`` or ``[LL, LD, WL+DD, WD, WW]``)."""
+    phat, total, scores = _probabilities(counts)
+    if settings.model == "logistic":
+        p0 = _logistic_mle(phat, scores, elo_to_score(settings.elo0))
+        p1 = _logistic_mle(phat, scores, elo_to_score(settings.elo1))
+    else:
+        # A pair's per-match score has sqrt(2) times less spread than a match's would with the
+        # same normalized Elo (fastchess: t = sqrt(2) * nElo / (800 / ln 10) for pairs).
+        scale = math.sqrt(2.0) if scores.size == 5 else 1.0
+        p0 = _normalized_mle(phat, scores, scale * settings.elo0 / NELO_PER_UNIT)
+        p1 = _normalized_mle(phat, scores, scale * settings.elo1 / NELO_PER_UNIT)
+    result: Floats = total * np.sum(phat * (np.log(p1) - np.log(p0)), axis=-1)
+    return result
+
+
+def _logistic_mle(phat: Floats, scores: Floats, s: float) -> Floats:
+    """The distribution closest to ``phat`` (maximum likelihood) whose expected score is ``s``."""
+    phi = np.broadcast_to(scores - s, phat.shape)
+    return _constrained(phat, np.ascontiguousarray(phi))
+
+
+def _normalized_mle(phat: Floats, scores: Floats, t: float, rounds: int = 10) -> Floats:
+    """The distribution closest to ``phat`` whose ``(mean - 1/2) / sd`` is ``t``, by the fixed
+    point of the normalized note (section 4.1), from the uniform distribution, as fastchess."""
+    p = np.full(phat.shape, 1.0 / phat.shape[-1])
+    for _ in range(rounds):
+        mu = np.sum(p * scores, axis=-1, keepdims=True)
+        sigma = np.sqrt(np.sum(p * (scores - mu) ** 2, axis=-1, keepdims=True))
+        phi = scores - 0.5 - 0.5 * t * sigma * (1.0 + ((scores - mu) / sigma) ** 2)
+        new = _constrained(phat, phi)
+        change = float(np.max(np.abs(new - p))) if new.size else 0.0
+        p = new
+        if change < 1e-4:
+            break
+    return p
+
+
+@dataclass(frozen=True, slots=True)
+class EloEstimate:
+    """What the counts say about the difference, as fastchess reports it."""
+
+    units: int  # matches (trinomial) or pairs (pentanomial)
+    score: float  # mean score per match of the new bot
+    elo: float  # logistic Elo difference
+    low: float  # its 95% interval
+    high: float
+    nelo: float  # normalized Elo difference
+    nelo_error: float  # half the width of its 95% interval
+    los: float | None  # likelihood of superiority: P(new is stronger), None without spread
+
+    @property
+    def error(self) -> float:
+        """Half the width of the Elo interval (fastchess's ``+/-``)."""
+        return (self.high - self.low) / 2.0
+
+
+def estimate(counts: Sequence[int]) -> EloEstimate | None:
+    """The Elo difference with its 95% interval, the nElo and the LOS; None before any unit."""
+    raw = np.asarray(counts, dtype=float)
+    units = float(raw.sum())
+    if units == 0:
+        return None
+    scores = category_scores(raw.size)
+    p = raw / units
+    score = float(np.sum(p * scores))
+    variance = float(np.sum(p * (scores - score) ** 2))
+    per_unit = variance / units
+    spread = math.sqrt(per_unit)
+    low, high = score - Z95 * spread, score + Z95 * spread
+    # A pair's variance is that of the mean of its two matches' scores (fastchess).
+    sd = math.sqrt((2.0 if raw.size == 5 else 1.0) * variance)
+    if sd > 0:
+        nelo = (score - 0.5) / sd * NELO_PER_UNIT
+        nelo_error = Z95 * spread / sd * NELO_PER_UNIT
+    else:
+        nelo, nelo_error = (0.0 if score == 0.5 else math.copysign(math.inf, score - 0.5)), 0.0
+    los = None
+    if spread > 0:
+        from scipy.stats import norm  # type: ignore[import-untyped]
+
+        los = float(norm.cdf((score - 0.5) / spread))
+    return EloEstimate(
+        units=int(units),
+        score=score,
+        elo=score_to_elo(score),
+        low=score_to_elo(low),
+        high=score_to_elo(high),
+        nelo=nelo,
+        nelo_error=nelo_error,
+        los=los,
+    )
+
+
+Decision = Literal["H0", "H1"]
+
+
+def first_crossing(values: Floats, settings: SprtSettings) -> int | None:
+    """The index of the first LLR in ``values`` on or past a bound, or None."""
+    crossed = np.flatnonzero((values >= settings.upper) | (values <= settings.lower))
+    return int(crossed[0]) if crossed.size else None
+
+
+@dataclass(slots=True)
+class SequentialTest:
+    """A test run unit by unit in the schedule's order, whatever order the matches finish in.
+
+    ``add(game, score)`` records the new bot's score in game ``game`` (1-based, the schedule's
+    numbering; games ``2j - 1`` and ``2j`` are pair ``j``). The test counts the longest run of
+    complete units from the first and evaluates the LLR after each one, so its decision, and
+    the unit it falls on, depend only on the results, never on which match finished first.
+    Results after the decision are kept apart (``beyond``) and never counted.
+    """
+
+    settings: SprtSettings
+    paired: bool
+    results: dict[int, float] = field(default_factory=dict)
+    counts: list[int] = field(default_factory=list)
+    units: int = 0  # units counted
+    value: float = 0.0  # the LLR after the last unit counted
+    decision: Decision | None = None
+
+    def __post_init__(self) -> None:
+        self.counts = [0] * (5 if self.paired else 3)
+
+    @property
+    def per_unit(self) -> int:
+        """Matches per unit."""
+        return 2 if self.paired else 1
+
+    @property
+    def max_units(self) -> int:
+        """The units the test may count at most."""
+        return self.settings.max_matches // self.per_unit
+
+    @property
+    def matches(self) -> int:
+        """Matches counted."""
+        return self.units * self.per_unit
+
+    @property
+    def finished(self) -> bool:
+        """A bound is crossed, or every unit the test may play is counted."""
+        return self.decision is not None or self.units >= self.max_units
+
+    @property
+    def beyond(self) -> int:
+        """Matches finished but not counted: after the decision, or past an unfinished one."""
+        return len(self.results) - self.matches
+
+    def add(self, game: int, score: float) -> None:
+        """Record game ``game``'s score for the new bot (0, 0.5 or 1); count what it completes."""
+        self.extend([(game, score)])
+
+    def extend(self, results: Iterable[tuple[int, float]]) -> None:
+        """Record many games' scores, then count every unit they complete: the LLRs of all the
+        new units come from one call (a resumed test of thousands of matches is quick)."""
+        self.results.update(results)
+        if self.finished:
+            return
+        points: list[float] = []
+        unit = self.units
+        while unit < self.max_units:
+            games = range(unit * self.per_unit + 1, (unit + 1) * self.per_unit + 1)
+            if any(g not in self.results for g in games):
+                break
+            points.append(sum(self.results[g] for g in games))
+            unit += 1
+        if not points:
+            return
+        # In chunks, so that a long resumed run stops computing at its decision.
+        for start in range(0, len(points), CHUNK):
+            part = np.round(np.array(points[start : start + CHUNK]) * 2).astype(int)
+            steps = np.zeros((part.size, len(self.counts)))
+            steps[np.arange(part.size), part] = 1.0
+            cumulative = np.asarray(self.counts, dtype=float) + np.cumsum(steps, axis=0)
+            values = llr(cumulative, self.settings)
+            crossed = first_crossing(values, self.settings)
+            last = part.size - 1 if crossed is None else crossed
+            self.counts = [int(c) for c in cumulative[last]]
+            self.units += last + 1
+            self.value = float(values[last])
+            if crossed is not None:
+                self.decision = "H1" if self.value >= self.settings.upper else "H0"
+                return
+
+    def estimate(self) -> EloEstimate | None:
+        """The Elo difference over the units counted."""
+        return estimate(self.counts)
+
+
+@dataclass(frozen=True, slots=True)
+class Simulation:
+    """How simulated tests ended: per run, the decision and the units it took."""
+
+    decisions: NDArray[np.int8]  # 1: H1 accepted, 0: H0 accepted, -1: none by the maximum
+    units: NDArray[np.int64]
+
+    def share(self, decision: int) -> float:
+        """The share of runs that ended in ``decision``."""
+        return float(np.mean(self.decisions == decision))
+
+
+def simulate(
+    probabilities: Sequence[float],
+    settings: SprtSettings,
+    runs: int,
+    rng: np.random.Generator,
+    *,
+    increments: ArrayLike | None = None,
+    chunk: int = 128,
+) -> Simulation:
+    """``runs`` tests whose units are drawn independently from ``probabilities`` (one per
+    category, ordered by score), each stopped as :class:`SequentialTest` stops: at the first
+    unit whose LLR is on or past a bound, or at the maximum. ``increments`` (one row per
+    category) says what a unit adds to the counts the LLR reads, e.g. a pair's two matches to
+    trinomial counts; by default each unit counts in its own category. The LLRs of every unit of
+    every run still going are computed in one call per ``chunk`` units."""
+    p = np.asarray(probabilities, dtype=float)
+    steps_of = np.eye(p.size) if increments is None else np.asarray(increments, dtype=float)
+    # Matches per unit: a pentanomial unit is a pair, and so is a row that adds two matches.
+    per_unit = 2 if p.size == 5 and increments is None else round(float(steps_of[0].sum()))
+    max_units = settings.max_matches // per_unit
+    decisions = np.full(runs, -1, dtype=np.int8)
+    units = np.full(runs, max_units, dtype=np.int64)
+    counts = np.zeros((runs, steps_of.shape[1]))
+    active = np.arange(runs)
+    done = 0
+    while active.size and done < max_units:
+        size = min(chunk, max_units - done)
+        drawn = rng.choice(p.size, size=(active.size, size), p=p)
+        cumulative = counts[active, None, :] + np.cumsum(steps_of[drawn], axis=1)
+        values = llr(cumulative.reshape(-1, steps_of.shape[1]), settings)
+        values = values.reshape(active.size, size)
+        upper, lower = values >= settings.upper, values <= settings.lower
+        crossed = upper | lower
+        hit = crossed.any(axis=1)
+        first = np.argmax(crossed, axis=1)
+        rows = active[hit]
+        decisions[rows] = upper[hit, first[hit]].astype(np.int8)
+        units[rows] = done + first[hit] + 1
+        counts[active] = cumulative[:, -1, :]
+        active = active[~hit]
+        done += size
+    return Simulation(decisions, units)

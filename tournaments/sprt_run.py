@@ -1,0 +1,245 @@
+"""A sequential test as a tournament: the new bot (the file's first) against the old (its second).
+
+``format = "sprt"`` schedules the most matches the test may play (``[sprt] max_matches``), in
+pairs with the seats swapped (sharing a deal with ``duplicate``), and the runner plays them in
+order with the journal as ever; :class:`SprtMonitor` is fed every journaled match and tells the
+runner to stop once the test has decided. The test counts pairs (pentanomial) when the two
+matches of a pair share a deal, matches (trinomial) otherwise, in the schedule's order
+(:class:`~tournaments.sprt.SequentialTest`), so a run that resumes, or that played matches in
+another order, reaches the same decision on the same unit.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from tournaments.config import TournamentConfig
+from tournaments.journal import Journal, open_journal
+from tournaments.records import MatchRecord
+from tournaments.schedule import MatchSpec
+from tournaments.sprt import EloEstimate, SequentialTest, SprtSettings
+
+SPRT_JSON = "sprt.json"
+# With kept processes, a series is cut into jobs of this many matches (pairs kept whole), so
+# that the lanes play the schedule nearly in order.
+CHUNK = 10
+
+
+class SprtMonitor:
+    """The test of a ``format = "sprt"`` tournament, fed its matches as they are journaled."""
+
+    def __init__(self, config: TournamentConfig, schedule: Sequence[MatchSpec]) -> None:
+        self.new = config.bots[0].name
+        self.games = {spec.key: spec.game for spec in schedule}
+        self.test = SequentialTest(config.sprt, paired=config.duplicate)
+
+    def extend(self, records: Iterable[MatchRecord]) -> None:
+        """Count finished matches (the journal's, when a run starts)."""
+        self.test.extend((self.games[r.key], new_score(r, self.new)) for r in records)
+
+    def add(self, record: MatchRecord) -> None:
+        """Count a match that has just been journaled."""
+        self.test.add(self.games[record.key], new_score(record, self.new))
+
+    @property
+    def finished(self) -> bool:
+        """The test has decided, or has counted every match it may play."""
+        return self.test.finished
+
+    def note(self) -> str:
+        """The progress display's word on the test: the LLR, its bounds, and the decision."""
+        return llr_text(self.test) + (f", {decision_text(self.test)}" if self.finished else "")
+
+
+def new_score(record: MatchRecord, new: str) -> float:
+    """The new bot's score: 1 if it won, 0 if the old one did, ½ if nobody did (both seats
+    forfeited included: neither showed itself the better)."""
+    winner = record.winner_bot
+    if winner is None:
+        return 0.5
+    return 1.0 if winner == new else 0.0
+
+
+def llr_text(test: SequentialTest) -> str:
+    """``LLR +1.23 (-2.94, +2.94)``."""
+    s = test.settings
+    return f"LLR {test.value:+.2f} ({s.lower:+.2f}, {s.upper:+.2f})"
+
+
+def decision_text(test: SequentialTest) -> str:
+    """What the test says so far, in a few words."""
+    if test.decision == "H1":
+        return "H1 accepted"
+    if test.decision == "H0":
+        return "H0 accepted"
+    if test.finished:
+        return "inconclusive at the maximum"
+    return "running"
+
+
+@dataclass(frozen=True, slots=True)
+class SprtReport:
+    """A test's outcome and figures, as the command prints them and ``sprt.json`` keeps them."""
+
+    new: str
+    old: str
+    settings: SprtSettings
+    paired: bool
+    decision: str  # H0, H1, inconclusive, running
+    llr: float
+    units: int  # pairs or matches counted
+    matches: int  # matches counted
+    wins: int  # the new bot's, over the matches counted
+    draws: int
+    losses: int
+    counts: tuple[int, ...]  # pentanomial (0, ½, 1, 1½, 2 points) or trinomial (L, D, W)
+    estimate: EloEstimate | None
+    beyond: int  # matches finished but not counted
+    scheduled: int  # matches the test may play
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready; an infinite Elo is written as null."""
+
+        def finite(value: float | None) -> float | None:
+            return None if value is None or not math.isfinite(value) else round(value, 4)
+
+        e = self.estimate
+        return {
+            "new": self.new,
+            "old": self.old,
+            "settings": self.settings.to_dict(),
+            "statistics": "pentanomial" if self.paired else "trinomial",
+            "decision": self.decision,
+            "llr": round(self.llr, 4),
+            "lower_bound": round(self.settings.lower, 4),
+            "upper_bound": round(self.settings.upper, 4),
+            "units": self.units,
+            "matches": self.matches,
+            "wins": self.wins,
+            "draws": self.draws,
+            "losses": self.losses,
+            "counts": list(self.counts),
+            "score": None if e is None else round(e.score, 6),
+            "elo": None if e is None else finite(e.elo),
+            "elo_ci95": None if e is None else [finite(e.low), finite(e.high)],
+            "nelo": None if e is None else finite(e.nelo),
+            "nelo_error95": None if e is None else finite(e.nelo_error),
+            "los": None if e is None else finite(e.los),
+            "matches_not_counted": self.beyond,
+            "matches_scheduled": self.scheduled,
+        }
+
+
+def report(test: SequentialTest, new: str, old: str) -> SprtReport:
+    """The report of ``test`` as it stands."""
+    counted = [test.results[g] for g in range(1, test.matches + 1)]
+    decision = test.decision or ("inconclusive" if test.finished else "running")
+    return SprtReport(
+        new=new,
+        old=old,
+        settings=test.settings,
+        paired=test.paired,
+        decision=decision,
+        llr=test.value,
+        units=test.units,
+        matches=test.matches,
+        wins=counted.count(1.0),
+        draws=counted.count(0.5),
+        losses=counted.count(0.0),
+        counts=tuple(test.counts),
+        estimate=test.estimate(),
+        beyond=test.beyond,
+        scheduled=test.settings.max_matches,
+    )
+
+
+def journal_report(journal: Journal) -> SprtReport | None:
+    """The test a journal records, or None if it is not a ``format = "sprt"`` tournament."""
+    identity = journal.meta("identity") or {}
+    if identity.get("format") != "sprt":
+        return None
+    settings = SprtSettings(**identity["sprt"])
+    bots = journal.bot_names()
+    games = {spec.key: spec.game for spec in journal.schedule()}
+    test = SequentialTest(settings, paired=bool(identity.get("duplicate")))
+    test.extend((games[r.key], new_score(r, bots[0])) for r in journal.records())
+    return report(test, bots[0], bots[1])
+
+
+def load_sprt(directory: Path) -> SprtReport | None:
+    """The test of the tournament in ``directory`` (read only), or None if it is not one."""
+    journal = open_journal(directory, create=False)
+    try:
+        return journal_report(journal) if journal.initialised else None
+    finally:
+        journal.close()
+
+
+def write_report(directory: Path, result: SprtReport) -> Path:
+    """Write ``sprt.json`` into ``directory``; its path."""
+    path = directory / SPRT_JSON
+    tmp = path.with_suffix(".json.tmp")
+    tmp.write_text(json.dumps(result.to_dict(), indent=2) + "\n", encoding="utf-8")
+    tmp.replace(path)
+    return path
+
+
+def _elo(value: float) -> str:
+    return f"{value:+.1f}" if math.isfinite(value) else ("+inf" if value > 0 else "-inf")
+
+
+def format_report(r: SprtReport) -> str:
+    """The test's outcome as fastchess prints it: the decision, the LLR with its bounds, the
+    Elo difference with its interval, the nElo, the LOS, the matches and the counts."""
+    s = r.settings
+    statistics = "pairs, pentanomial" if r.paired else "matches, trinomial"
+    unit = "pair" if r.paired else "match"
+    units = f"{r.units} {unit}{'' if r.units == 1 else ('s' if r.paired else 'es')}"
+    verdict = {
+        "H1": f"H1 accepted: {r.new} is stronger than {r.old} by about elo1 or more",
+        "H0": f"H0 accepted: {r.new} is not stronger than {r.old} by more than about elo0",
+        "inconclusive": f"inconclusive: no bound was crossed in {r.scheduled} matches",
+        "running": "no decision yet",
+    }[r.decision]
+    lines = [
+        f"SPRT {r.new} v {r.old}: elo0 {s.elo0:g}, elo1 {s.elo1:g} ({s.model}), "
+        f"alpha {s.alpha:g}, beta {s.beta:g}; {statistics}",
+        f"{verdict} after {units} ({r.matches} matches)",
+        f"LLR {r.llr:+.2f} ({fraction(r):.1f}%), bounds ({s.lower:+.2f}, {s.upper:+.2f})",
+    ]
+    e = r.estimate
+    if e is not None and not math.isfinite(e.elo):
+        what = "won" if e.elo > 0 else "lost"
+        lines.append(f"Elo {_elo(e.elo)}: {r.new} {what} every match counted, no finite estimate")
+    elif e is not None:
+        los = "-" if e.los is None else f"{100 * e.los:.1f}%"
+        half = f"+/- {e.error:.1f} " if math.isfinite(e.error) else ""
+        lines.append(
+            f"Elo {_elo(e.elo)} {half}[{_elo(e.low)}, {_elo(e.high)}], "
+            f"nElo {_elo(e.nelo)} +/- {e.nelo_error:.1f}, LOS {los}"
+        )
+    total = r.wins + r.draws + r.losses
+    points = r.wins + r.draws / 2
+    share = f" ({100 * points / total:.1f}%)" if total else ""
+    lines.append(
+        f"Matches {total}: {r.new} {r.wins}-{r.draws}-{r.losses} (W-D-L), points {points:g}{share}"
+    )
+    if r.paired:
+        lines.append("Pairs by points 0, 1/2, 1, 3/2, 2: " + ", ".join(map(str, r.counts)))
+    if r.beyond:
+        lines.append(
+            f"Not counted: {r.beyond} finished matches after the decision (or after an "
+            "unfinished one)"
+        )
+    return "\n".join(lines)
+
+
+def fraction(r: SprtReport) -> float:
+    """How far the LLR has gone to the bound it leans to, in percent (fastchess)."""
+    bound = r.settings.upper if r.llr >= 0 else r.settings.lower
+    return 100.0 * r.llr / bound
