@@ -48,6 +48,7 @@ from tournaments.schedule import Job
 RAY_MISSING = "--executor ray needs Ray, which is not installed: install ginref[ray]"
 ATTEMPTS = 3  # tasks per job when workers or nodes are lost
 CONNECT_TIMEOUT = 10.0  # seconds to reach a cluster's address before saying it is unreachable
+TASK_PREFIX = "ginref-ray-"  # a task's directory: ginref-ray-<worker pid>-<random>
 POLL = 0.2  # seconds between a task's looks for cancellation while its match plays
 
 
@@ -103,6 +104,27 @@ class _Sent:
         return tuple(out)
 
 
+def _task_directory() -> Path:
+    """A new directory for a task, named after its worker process; first, those of workers
+    that are gone (killed with their task: nothing else would remove them) are removed."""
+    base = Path(tempfile.gettempdir())
+    for old in base.glob(f"{TASK_PREFIX}*-*"):
+        pid = old.name.removeprefix(TASK_PREFIX).split("-", 1)[0]
+        if pid.isdigit() and not _alive(int(pid)):
+            shutil.rmtree(old, ignore_errors=True)
+    return Path(tempfile.mkdtemp(prefix=f"{TASK_PREFIX}{os.getpid()}-", dir=base))
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True  # another user's process
+    return True
+
+
 def _node() -> str:
     return socket.gethostname()
 
@@ -125,7 +147,7 @@ def play_job(
     for Ray) never pause a match's clock. When Ray cancels the task, the matches in flight are
     cut, their bots stopped, and the directory removed.
     """
-    root = Path(tempfile.mkdtemp(prefix="ginref-ray-"))
+    root = _task_directory()
     out: queue.Queue[Delivery | Failure | None] = queue.Queue()
     sent = _Sent()
     directory = root / relative
@@ -188,7 +210,7 @@ def check_bot(
     config: TournamentConfig, name: str, relative: str, protected: Sequence[str]
 ) -> tuple[BotCheck, bytes]:
     """The task of one bot's check: the check and the bot's output during it."""
-    root = Path(tempfile.mkdtemp(prefix="ginref-ray-"))
+    root = _task_directory()
 
     async def check() -> list[BotCheck]:
         confinement = _confinement(config, protected, root)
