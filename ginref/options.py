@@ -139,7 +139,7 @@ def executor_options(command: F) -> F:
         "--address",
         metavar="ADDR",
         help="With --executor ray: the cluster, as ray.init takes it (HOST:PORT of its head, "
-        "ray://HOST:PORT, or auto). Default: RAY_ADDRESS, else a cluster running on this "
+        "or auto). Default: RAY_ADDRESS, else a cluster running on this "
         "machine, else a local one started for the run (docs/ray.md).",
     )(command)
     return click.option(

@@ -205,7 +205,11 @@ def ray_executor(executor: str, address: str | None) -> MakeExecutor | None:
     """What makes the run's executor: None for local processes."""
     if executor != "ray":
         return None
-    return lambda runner, _: RayExecutor(runner.config, runner.directory, address)
+
+    def lost(line: str) -> None:
+        click.echo(f"Warning: {line}", err=True)
+
+    return lambda runner, _: RayExecutor(runner.config, runner.directory, address, lost)
 
 
 # Makes the executor of a run (None: local processes), given the runner and the confinement.

@@ -32,7 +32,7 @@ import shutil
 import socket
 import tempfile
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -43,7 +43,7 @@ from referee.errors import ConfigError, GinRefError
 from tournaments.config import TournamentConfig
 from tournaments.executor import LocalExecutor, OnMatch
 from tournaments.records import MatchRecord
-from tournaments.schedule import Job
+from tournaments.schedule import Job, MatchSpec
 
 RAY_MISSING = "--executor ray needs Ray, which is not installed: install ginref[ray]"
 ATTEMPTS = 3  # tasks per job when workers or nodes are lost
@@ -257,8 +257,15 @@ class RayExecutor:
     """Jobs as Ray tasks on a cluster's nodes; their files written here, their records
     journaled here."""
 
-    def __init__(self, config: TournamentConfig, root: Path, address: str | None = None) -> None:
+    def __init__(
+        self,
+        config: TournamentConfig,
+        root: Path,
+        address: str | None = None,
+        on_lost: Callable[[str], None] | None = None,
+    ) -> None:
         self.config = config
+        self.on_lost = on_lost  # told, in one line, of each task lost and played again
         self.root = root
         self.address = address
         self.remote = [b.name for b in config.bots if b.remote]
@@ -293,12 +300,14 @@ class RayExecutor:
             check_address(address)
         try:
             if address:
-                ray.init(address=address, logging_level="WARNING", log_to_driver=False)
+                ray.init(address=address, logging_level="ERROR", log_to_driver=False)
             else:
                 try:  # a cluster already running on this machine
-                    ray.init(address="auto", logging_level="WARNING", log_to_driver=False)
+                    ray.init(address="auto", logging_level="ERROR", log_to_driver=False)
                 except ConnectionError:
-                    ray.init(logging_level="WARNING", log_to_driver=False, include_dashboard=False)
+                    ray.init(
+                        logging_level="ERROR", log_to_driver=False, include_dashboard=False
+                    )
         except (ConnectionError, RuntimeError, ValueError) as exc:
             where = address or "this machine"
             first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
@@ -350,7 +359,11 @@ class RayExecutor:
                 raise self._failure(exc) from None
             except self.ray.exceptions.RayError as exc:
                 # A worker, a node or an object lost: the matches not delivered play again.
-                self.lost.append(f"job {job.key}, task {attempt}: {_line(exc)}")
+                line = f"job {job.key} lost on the Ray cluster ({_line(exc)})"
+                self.lost.append(line)
+                if attempt < self.attempts and self.on_lost is not None:
+                    self.on_lost(f"{line}; its {len(left) - delivered_now(delivered, left)} "
+                                 "matches not delivered are played again")
                 if attempt == self.attempts:
                     raise GinRefError(
                         f"job {job.key} was lost {attempt} times on the Ray cluster; "
@@ -395,6 +408,11 @@ class RayExecutor:
         if isinstance(cause, GinRefError):
             return cause
         return GinRefError(f"a task failed on the Ray cluster: {_line(exc)}")
+
+
+def delivered_now(delivered: set[str], matches: Sequence[MatchSpec]) -> int:
+    """How many of ``matches`` are delivered."""
+    return sum(m.key in delivered for m in matches)
 
 
 def _error(failure: Failure) -> GinRefError:

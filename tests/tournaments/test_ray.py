@@ -247,6 +247,10 @@ def test_a_killed_worker_loses_no_match(cluster: str, tmp_path: Path) -> None:
         os.kill(worker, signal.SIGKILL)
         _, stderr = run.communicate(timeout=PATIENCE)
     assert run.returncode == 0, stderr.decode()
+    lines = stderr.decode().splitlines()
+    assert len(lines) == 1, lines
+    assert lines[0].startswith("Warning: job play.second/m001-004 lost on the Ray cluster ("), lines
+    assert lines[0].endswith("its 3 matches not delivered are played again"), lines
     wait_for("the hung bot's end", lambda: not alive(bot))
     keys = assert_complete(out, file)
     assert sorted(keys) == [f"play.second.{g:03d}" for g in range(1, 5)]
