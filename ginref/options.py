@@ -128,3 +128,31 @@ def report_width() -> int | None:
     if sys.stdout.isatty():
         return shutil.get_terminal_size().columns
     return None
+
+
+EXECUTORS = ("local", "ray")
+
+
+def executor_options(command: F) -> F:
+    """``--executor`` and ``--address``: where a tournament's matches are played."""
+    command = click.option(
+        "--address",
+        metavar="ADDR",
+        help="With --executor ray: the cluster, as ray.init takes it (HOST:PORT of its head, "
+        "or auto). Default: RAY_ADDRESS, else a cluster running on this "
+        "machine, else a local one started for the run (docs/ray.md).",
+    )(command)
+    return click.option(
+        "--executor",
+        type=click.Choice(EXECUTORS),
+        default="local",
+        show_default=True,
+        help="local: every match refereed by this process; ray: each job a task on a Ray "
+        "cluster's nodes (pip install 'ginref[ray]', docs/ray.md).",
+    )(command)
+
+
+def check_executor(executor: str, address: str | None) -> None:
+    """Refuse an ``--address`` that no executor would use."""
+    if address is not None and executor != "ray":
+        raise click.UsageError("--address is for --executor ray")

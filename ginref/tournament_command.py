@@ -19,8 +19,10 @@ import click
 from rich.console import Console
 
 from ginref.options import (
+    check_executor,
     concurrency_option,
     confine,
+    executor_options,
     progress_options,
     referee_options,
     report_width,
@@ -33,6 +35,7 @@ from tournaments.config import FORMATS, PROCESSES, TournamentConfig, load_defaul
 from tournaments.deals import load_deals
 from tournaments.executor import Executor
 from tournaments.live import Interrupts, run_live
+from tournaments.ray_executor import RayExecutor
 from tournaments.report import (
     format_not_connected,
     format_run_result,
@@ -123,6 +126,7 @@ EXIT_INTERRUPTED = 130
     help="Tournament directory (journal, logs, standings). Default: the file's out, else "
     "runs/<name>. The same directory resumes the tournament.",
 )
+@executor_options
 @progress_options
 def tournament_command(
     file: str | None,
@@ -146,6 +150,8 @@ def tournament_command(
     sandbox: str | None,
     check_bots: bool | None,
     out_dir: str | None,
+    executor: str,
+    address: str | None,
     progress: bool | None,
     quiet: bool,
 ) -> None:
@@ -159,6 +165,7 @@ def tournament_command(
     and standings.json. Exit status: 0 complete, 1 nothing could start, 3 bots never
     connected, 130 stopped.
     """
+    check_executor(executor, address)
     try:
         config = load_file(file) if file else load_default()
         fields = {
@@ -184,10 +191,25 @@ def tournament_command(
             fields, sandbox=sandbox, limits=limit_items, assignments=assignments
         )
         bots = [b.spec() for b in config.local_bots]
-        confinement = confine(config.sandbox, config.protected, bots)
+        if executor == "ray":
+            # The bots are confined on the nodes that play them, each node checking its own.
+            confinement = Confinement(config.sandbox.validate(), None)
+        else:
+            confinement = confine(config.sandbox, config.protected, bots)
     except GinRefError as exc:
         raise click.ClickException(str(exc)) from None
-    play_and_report(config, confinement, progress, quiet)
+    play_and_report(config, confinement, progress, quiet, ray_executor(executor, address))
+
+
+def ray_executor(executor: str, address: str | None) -> MakeExecutor | None:
+    """What makes the run's executor: None for local processes."""
+    if executor != "ray":
+        return None
+
+    def lost(line: str) -> None:
+        click.echo(f"Warning: {line}", err=True)
+
+    return lambda runner, _: RayExecutor(runner.config, runner.directory, address, lost)
 
 
 # Makes the executor of a run (None: local processes), given the runner and the confinement.

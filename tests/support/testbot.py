@@ -28,6 +28,9 @@ Modes (ARG: the 1-based decision at which the fault happens, default 3; seconds 
                ALREADY_EXISTS), then play on the first
   spawn        start a child process that sleeps (its pid goes to stdout), then play
   stubborn     play, then ignore SIGTERM and sleep when the stream ends
+  hang_once    play, but at the start of this process's match ARG, if the file named by
+               TESTBOT_MARKER does not exist yet, create it (holding this pid) and hang there
+               without answering; so one match, the first to get there, is known to be in flight
 Hostile modes (tests/bots/test_hostile_bots.py), at decision ARG unless said otherwise:
   early        answer request 0 (never sent) as soon as the match starts (out of turn)
   empty        send a BotMessage with no kind
@@ -294,6 +297,17 @@ async def expect_refused(channel: object, token: str, code: object) -> None:
     raise SystemExit(f"expected {code}, got {message}")
 
 
+def claim_marker() -> bool:
+    """Create TESTBOT_MARKER holding this pid; False if it exists already."""
+    try:
+        fd = os.open(os.environ["TESTBOT_MARKER"], os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+    except FileExistsError:
+        return False
+    with os.fdopen(fd, "w") as fh:
+        fh.write(str(os.getpid()))
+    return True
+
+
 async def main(mode: str, arg: float, arg2: float = 200_000) -> int:
     if mode == "exit":
         return 4
@@ -321,6 +335,7 @@ async def main(mode: str, arg: float, arg2: float = 200_000) -> int:
         if mode == "twice":
             await expect_refused(channel, token, grpc.StatusCode.ALREADY_EXISTS)
         decisions = 0
+        matches = 0
         think = 0.0
         faulted_once = False
         state: dict[str, str] = {}
@@ -329,6 +344,10 @@ async def main(mode: str, arg: float, arg2: float = 200_000) -> int:
             if message is grpc.aio.EOF:
                 break
             kind = message.WhichOneof("kind")
+            if kind == "match_start" and mode == "hang_once":
+                matches += 1
+                if matches == at and claim_marker():
+                    await sleep_forever()
             if kind == "fault":
                 print(f"fault: {message.fault}", flush=True)
                 continue
