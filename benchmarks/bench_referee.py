@@ -68,7 +68,13 @@ from referee.wire import ginrummy_pb2 as pb  # noqa: E402
 
 TESTBOT = ROOT / "tests" / "support" / "testbot.py"
 OPTIONS = RefereeOptions(exit_grace=1.0, kill_grace=1.0)
-BOT = BotSpec((sys.executable, str(TESTBOT), "play"), "trivial")
+# The bot imports the engine through this checkout's editable install, which maps ``referee`` to
+# ROOT/referee: a sandbox set up by another checkout's referee (--code) must show it that one.
+BOT = BotSpec(
+    (sys.executable, str(TESTBOT), "play"),
+    "trivial",
+    dirs=(str(TESTBOT.parent), str(ROOT / "referee")),
+)
 
 
 # --- 1. the referee ---------------------------------------------------------------------------
