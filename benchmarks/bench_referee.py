@@ -20,6 +20,8 @@ rounds, and each ratio the median of the rounds' ratios.
    seen in a sizing run of the referee. Reported per exchange: the client's round trip
    (median) and the server process's CPU. A second echo, once per run, sends the decision's
    message pattern (the Event messages, then the request) for comparison.
+   Each ratio is printed beside its target: the round trip at most 1.2 times the echo's, the
+   server CPU at most 1.5 times (``<=`` met, ``>`` not met).
 3. Matches per minute for the trivial bot against itself: one fresh process pair per match
    (``run_match``) and one pair for a whole series (``run_series``).
 
@@ -68,7 +70,13 @@ from referee.wire import ginrummy_pb2 as pb  # noqa: E402
 
 TESTBOT = ROOT / "tests" / "support" / "testbot.py"
 OPTIONS = RefereeOptions(exit_grace=1.0, kill_grace=1.0)
-BOT = BotSpec((sys.executable, str(TESTBOT), "play"), "trivial")
+# The bot imports the engine through this checkout's editable install, which maps ``referee`` to
+# ROOT/referee: a sandbox set up by another checkout's referee (--code) must show it that one.
+BOT = BotSpec(
+    (sys.executable, str(TESTBOT), "play"),
+    "trivial",
+    dirs=(str(TESTBOT.parent), str(ROOT / "referee")),
+)
 
 
 # --- 1. the referee ---------------------------------------------------------------------------
@@ -289,15 +297,17 @@ def matches_per_minute(matches: int, out: Path) -> tuple[float, float]:
 # --- where the time goes ----------------------------------------------------------------------
 
 GROUPS = {
-    "engine: Match.apply": ("game.py", "apply"),
+    "engine: Match.apply": ("match.py", "apply"),
     "engine: observe()": ("observation.py", "observe"),
-    "wire: SeatRequests.request": ("convert.py", "request"),
+    "wire: SeatRequests.encode": ("requests.py", "encode"),
     "wire: events (EventEncoder.sync)": ("convert.py", "sync"),
     "grpc: BotLink.send (write)": ("transport.py", "send"),
     "grpc: reads (BotLink._read_loop)": ("transport.py", "_read_loop"),
-    "log: ReplayLogWriter.write": ("replay_log.py", "write"),
+    "log: ReplayLogWriter.write_line": ("replay_log.py", "write_line"),
     "wire: action_from_pb": ("convert.py", "action_from_pb"),
 }
+# What the referee should cost at most, as multiples of the echo's (median ratios).
+TARGETS = {"rt_us": 1.2, "cpu_us": 1.5}
 
 
 def profile_run(matches: int, out: Path) -> tuple[float, list[tuple[str, float]]]:
@@ -408,6 +418,7 @@ def main() -> None:
     print()
     header = (
         f"{'per decision / exchange (median of rounds)':<44}{'referee':>9}{'echo':>7}{'ratio':>7}"
+        f"{'target':>8}"
     )
     if "baseline" in rounds:
         header += f"{'baseline':>10}{'ratio':>7}"
@@ -419,7 +430,11 @@ def main() -> None:
     ):
         echo_key = "cpu_us" if key == "cpu_us" else "rt_us"
         row = f"{label:<44}{median_of(ref, key):>9.0f}{median_of(echo, echo_key):>7.0f}"
-        row += f"{median_ratio(ref, echo, key, echo_key):>7.2f}"
+        ratio = median_ratio(ref, echo, key, echo_key)
+        row += f"{ratio:>7.2f}"
+        target = TARGETS.get(key)
+        verdict = "" if target is None else f"{'<=' if ratio <= target else '>'}{target:.1f}"
+        row += f"{verdict:>8}"
         if "baseline" in rounds:
             base = rounds["baseline"]
             row += f"{median_of(base, key):>10.0f}{median_ratio(base, echo, key, echo_key):>7.2f}"

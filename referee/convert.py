@@ -293,19 +293,31 @@ class EventEncoder:
     that each event is sent exactly once whichever way it goes.
     """
 
-    __slots__ = ("consumed", "delivered", "events", "seat")
+    __slots__ = ("consumed", "delivered", "encoded", "events", "seat")
 
     def __init__(self, seat: int) -> None:
         self.seat = seat
         self.events: list[pb.GameEvent] = []
+        # Each event serialized, in step with ``events``: a request joins them as they are.
+        self.encoded: list[bytes] = []
         self.consumed = 0
         self.delivered = 0
 
     def reset(self) -> None:
         """Start a new hand."""
         self.events = []
+        self.encoded = []
         self.consumed = 0
         self.delivered = 0
+
+    def take_undelivered_encoded(self) -> list[bytes]:
+        """:meth:`take_undelivered`, serialized."""
+        encoded = self.encoded
+        if self.delivered == len(encoded):
+            return []
+        new = encoded[self.delivered :]
+        self.delivered = len(encoded)
+        return new
 
     def take_undelivered(self) -> list[pb.GameEvent]:
         """The converted events not sent to the seat yet, oldest first; from now on they are."""
@@ -324,7 +336,9 @@ class EventEncoder:
             if msg is not None:
                 new.append(msg)
         self.consumed = len(events)
-        self.events.extend(new)
+        if new:
+            self.events.extend(new)
+            self.encoded.extend([e.SerializeToString() for e in new])
         return new
 
     def _convert(self, event: Event, knock: KnockInfo | None) -> pb.GameEvent | None:

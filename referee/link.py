@@ -41,8 +41,9 @@ class SeatLink(Protocol):
     on_lost: OnLost
     on_invalid: OnInvalid
 
-    async def send(self, message: pb.RefereeMessage) -> None:
-        """Write one message, or raise :class:`referee.errors.DisconnectedError`."""
+    async def send(self, message: pb.RefereeMessage | bytes) -> None:
+        """Write one message, or one already serialized (the session writes its requests that
+        way, :mod:`referee.frames`), or raise :class:`referee.errors.DisconnectedError`."""
 
     def close(self) -> None:
         """End the stream (the referee's side)."""

@@ -26,6 +26,7 @@ from importlib import resources
 from pathlib import Path
 from typing import IO, Any
 
+from referee.engine.actions import Action, action_to_dict
 from referee.engine.cards import Card, card_str
 from referee.engine.melds import Arrangement
 from referee.engine.outcomes import GameScore, HandResult, MatchResult, RoundResult, Termination
@@ -182,6 +183,40 @@ def header_dict(
     }
 
 
+_ACTION_CACHE_SIZE = 4096
+_action_json: dict[Action, str] = {}
+
+
+def decision_line(
+    hand: int,
+    seat: int,
+    phase: str,
+    request_id: int,
+    action: Action,
+    think_ms: float,
+    bank_ms: float,
+) -> str:
+    """A ``decision`` record's line, the very text :meth:`ReplayLogWriter.write` writes for
+    ``write("decision", hand=..., seat=..., phase=..., request_id=..., action=action_to_dict(
+    action), think_ms=..., bank_ms=...)``, built without a dict or the JSON encoder's walk: the
+    line written at every decision. The action's JSON is kept, since the same ones recur."""
+    text = _action_json.get(action)
+    if text is None:
+        if len(_action_json) >= _ACTION_CACHE_SIZE:
+            _action_json.clear()
+        text = _action_json[action] = _ENCODE(action_to_dict(action))
+    # JSON's numbers are Python's repr of ints and (finite) floats, as the encoder writes them.
+    return (
+        f'{{"type":"decision","hand":{hand:d},"seat":{seat:d},"phase":{_ENCODE(phase)},'
+        f'"request_id":{request_id:d},"action":{text},"think_ms":{_float(think_ms)},'
+        f'"bank_ms":{_float(bank_ms)}}}\n'
+    )
+
+
+def _float(value: float) -> str:
+    return _ENCODE(value) if type(value) is not float else float.__repr__(value)
+
+
 class ReplayLogWriter:
     """Append records to a new log file, one JSON object per line, flushed line by line.
 
@@ -203,7 +238,14 @@ class ReplayLogWriter:
         if fh is None:
             raise GinRefError(f"the replay log {self.path} is closed")
         record = {"type": record_type, **fields}
-        data = (_ENCODE(record) + "\n").encode("utf-8")
+        self.write_line(_ENCODE(record) + "\n")
+
+    def write_line(self, line: str) -> None:
+        """Write one record already encoded (its JSON and the newline) and flush it."""
+        fh = self._fh
+        if fh is None:
+            raise GinRefError(f"the replay log {self.path} is closed")
+        data = line.encode("utf-8")
         fh.write(data)
         fh.flush()
         self._hash.update(data)

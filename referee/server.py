@@ -153,7 +153,9 @@ class RefereeServer:
             "Play": grpc.stream_stream_rpc_method_handler(
                 _Servicer(self, ticket).Play,
                 request_deserializer=lambda data: parse_bot_message(data, limit),
-                response_serializer=pb.RefereeMessage.SerializeToString,
+                # None: the link writes bytes, serialized once (requests straight from their
+                # cached parts, referee.frames), so grpc does not serialize them again.
+                response_serializer=None,
             )
         }
         server.add_generic_rpc_handlers(
@@ -305,7 +307,7 @@ class RefereeServer:
             return
         link = BotLink(context, hello)
         ticket.link = link
-        await context.write(_welcome(link))
+        await context.write(_welcome(link).SerializeToString())
         if not ticket.connected.done():
             ticket.connected.set_result(link)
         await link.serve()
@@ -328,7 +330,7 @@ class RefereeServer:
             )
             return
         link = BotLink(context, hello)
-        await context.write(_welcome(link))
+        await context.write(_welcome(link).SerializeToString())
         lobby.admit(name, link)
         await link.serve()
 

@@ -60,12 +60,13 @@ from referee.link import Clock, Player
 from referee.options import RefereeOptions
 from referee.replay_log import (
     ReplayLogWriter,
+    decision_line,
     hand_result_dict,
     header_dict,
     match_result_dict,
     round_result_dict,
 )
-from referee.requests import SeatRequests, hand_start_pb
+from referee.requests import SeatRequests, event_message, hand_start_pb
 from referee.results import MatchOutcome, MatchPlan
 from referee.seat import SeatState
 from referee.seating import (
@@ -254,17 +255,24 @@ class Session:
 
     async def _send_events(self, seat: SeatState) -> bool:
         """Send the seat its undelivered events as Event messages; False if it can't be written."""
-        for event in seat.encoder.take_undelivered():
-            if not await self._write(seat, pb.RefereeMessage(event=event)):
+        for event in seat.encoder.take_undelivered_encoded():
+            if not await self._write(seat, event_message(event)):
                 return False
         return True
 
-    async def _write(self, seat: SeatState, message: pb.RefereeMessage) -> bool:
+    def _sending(self, seat: SeatState, message: pb.RefereeMessage | bytes) -> None:
+        """The ``on_send`` hook, with the message as the seat will read it."""
+        if self._on_send is not None:
+            if isinstance(message, bytes):
+                data, message = message, pb.RefereeMessage()
+                message.ParseFromString(data)
+            self._on_send(seat.index, message, self._hand_of[seat.index])
+
+    async def _write(self, seat: SeatState, message: pb.RefereeMessage | bytes) -> bool:
         link = seat.conn.link
         if link is None or not seat.conn.reachable:
             return False
-        if self._on_send is not None:
-            self._on_send(seat.index, message, self._hand_of[seat.index])
+        self._sending(seat, message)
         try:
             await link.send(message)
         except DisconnectedError as exc:
@@ -531,7 +539,7 @@ class Session:
             obs = observe_seat(m, seat.index)
             rid = conn.request_id()
             left = max(0.0, deadline - clock.time()) if clock_started else budget
-            request = seat.requests.request(
+            request = seat.requests.encode(
                 obs, rid, int(left * 1000), self._move_ms, int(seat.bank * 1000)
             )
             future: asyncio.Future[tuple[pb.ActionReply, float]] = loop.create_future()
@@ -539,8 +547,7 @@ class Session:
             seat.outstanding = rid
             fault: Fault | None = None
             try:
-                if self._on_send is not None:
-                    self._on_send(seat.index, request, self._hand_of[seat.index])
+                self._sending(seat, request)
                 if not clock_started:
                     clock_started = True
                     start = clock.time()
@@ -588,15 +595,16 @@ class Session:
                 self.decisions += 1
                 self.seat_decisions[seat.index] += 1
                 self.seat_think_ms[seat.index] += think_ms
-                self.log.write(
-                    "decision",
-                    hand=0 if obs.phase is Phase.CHOOSE_DEALER else obs.hand_number + 1,
-                    seat=seat.index,
-                    phase=obs.phase.value,
-                    request_id=rid,
-                    action=action_to_dict(action),
-                    think_ms=think_ms,
-                    bank_ms=round(seat.bank * 1000, 3),
+                self.log.write_line(
+                    decision_line(
+                        0 if obs.phase is Phase.CHOOSE_DEALER else obs.hand_number + 1,
+                        seat.index,
+                        obs.phase.value,
+                        rid,
+                        action,
+                        think_ms,
+                        round(seat.bank * 1000, 3),
+                    )
                 )
                 return action
             fault = replace(fault, think_ms=think_ms)

@@ -134,12 +134,16 @@ class BotLink:
             self.half_closed = half_closed
             self.on_lost(reason, half_closed)
 
-    async def send(self, message: pb.RefereeMessage) -> None:
-        """Write one message, or raise :class:`DisconnectedError`."""
+    async def send(self, message: pb.RefereeMessage | bytes) -> None:
+        """Write one message (or one already serialized), or raise :class:`DisconnectedError`.
+
+        The server's stream has no serializer of its own: what is written goes out as it is.
+        """
         if self.lost is not None and not self.half_closed:
             raise DisconnectedError(self.lost)
+        data = message if isinstance(message, bytes) else message.SerializeToString()
         try:
-            await self._context.write(message)
+            await self._context.write(data)
         except asyncio.CancelledError:
             raise
         except Exception as exc:

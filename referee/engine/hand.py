@@ -49,6 +49,7 @@ class Hand:
         "_phase",
         "_pile",
         "_prev_repeat",
+        "_seen",
         "_stock_only",
         "_stock_pos",
         "_taken",
@@ -84,6 +85,8 @@ class Hand:
         self._knock: KnockInfo | None = None
         self._knock_discard: Card | None = None
         self._options: tuple[tuple[int, Card | None, bool], DiscardOptions] | None = None
+        # Each seat's view of _events so far (observation.seen_by): a cache, like _options.
+        self._seen: tuple[tuple[Event, ...], tuple[Event, ...]] = ((), ())
         if rules.deal_mode == "eleven_card":
             for i in range(21):
                 self._hands[nd if i % 2 == 0 else dealer] |= 1 << deck[i]
@@ -196,11 +199,14 @@ class Hand:
         return other
 
     def _state(self) -> tuple[object, ...]:
-        """Every field but the options cache, as a hashable value."""
+        """Every field but the caches, as a hashable value."""
         return tuple(
             tuple(v) if isinstance(v, list) else v
-            for v in (getattr(self, name) for name in Hand.__slots__ if name != "_options")
+            for v in (getattr(self, name) for name in Hand.__slots__ if name not in _CACHES)
         )
+
+
+_CACHES = frozenset({"_options", "_seen"})
 
 
 def _knock_limit(rules: Rules, upcard: Card | None) -> int:

@@ -14,6 +14,7 @@ from referee.engine.actions import Action
 from referee.engine.cards import Card, cards_of
 from referee.engine.errors import EngineError
 from referee.engine.group import GroupMatch
+from referee.engine.hand import Hand
 from referee.engine.match import Match
 from referee.engine.outcomes import Event, HandResult, KnockInfo, Phase
 from referee.engine.rules import Rules
@@ -77,6 +78,23 @@ def seen_events(events: Iterable[Event], seat: int) -> tuple[Event, ...]:
     )
 
 
+def seen_by(hand: Hand, seat: int) -> tuple[Event, ...]:
+    """:func:`seen_events` of ``hand``'s events so far for ``seat`` (0 or 1).
+
+    A hand's events are only ever appended to, and each is seen on its own, so the view is kept
+    on the hand and only the events added since the last call are filtered.
+    """
+    events = hand._events
+    cached = hand._seen
+    seen = cached[seat]
+    if len(seen) != len(events):
+        if len(seen) > len(events):  # never for one hand; recomputed rather than trusted
+            seen = ()
+        seen += seen_events(events[len(seen) :], seat)
+        hand._seen = (seen, cached[1]) if seat == 0 else (cached[0], seen)
+    return seen
+
+
 def observe(match: Match, seat: int) -> Observation:
     """Build ``seat``'s observation of ``match``."""
     h = match.hand
@@ -113,7 +131,7 @@ def observe(match: Match, seat: int) -> Observation:
             player=seat,
         )
     other = 1 - seat
-    events = seen_events(h._events, seat)
+    events = seen_by(h, seat)
     own_turn = to_act == seat
     barred = None
     pile = h._pile

@@ -143,14 +143,17 @@ class FakeLink:
         self.write_error: str | None = None
         self.closed = False
 
-    async def send(self, message: pb.RefereeMessage) -> None:
+    async def send(self, message: pb.RefereeMessage | bytes) -> None:
         """Record ``message``, or raise :class:`DisconnectedError` as a broken stream does."""
         if self.write_error is not None:
             self.lose(self.write_error)
         if self.lost is not None and not self.half_closed:
             raise DisconnectedError(self.lost)
         copy = pb.RefereeMessage()
-        copy.CopyFrom(message)  # the session reuses its request message for the next one
+        if isinstance(message, bytes):
+            copy.ParseFromString(message)  # as the bot would read it
+        else:
+            copy.CopyFrom(message)  # the session may reuse a message for the next one
         self.sent.append(copy)
         self.clock.activity += 1
         if self.bot is not None:
