@@ -1,0 +1,110 @@
+"""Tournament throughput by executor: in-process, one worker process, two worker processes.
+
+A round robin of four C++ sample bots (``sample_bots/cpp/out/greedy_bot`` and ``random_bot``,
+two of each, seeded as in ``tournaments/languages.toml``), ``--matches`` matches per pairing,
+kept processes (one pair per series, so start-ups do not dominate), unsandboxed, ``-j``
+``--lanes`` jobs at once. The C++ bots answer in microseconds, so the referee is the
+bottleneck. Each round plays the same tournament (same master seed) once per executor, the
+executors in turn, so that a machine whose load drifts harms each alike; the figures are
+medians over ``--rounds`` rounds.
+
+For each executor: decisions per second and matches per minute of the run's play (the bots'
+check and the workers' start before it excluded), and the referee's CPU per decision: the
+tournament process's CPU during play plus every worker's own CPU (its whole life, start-up
+included), over the decisions played. Ratios are against the in-process executor.
+
+Run: ``.venv/bin/python benchmarks/bench_workers.py [--matches N] [--rounds N] [--lanes N]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import statistics
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from tournaments.config import parse_text  # noqa: E402
+from tournaments.executor import Executor, LocalExecutor  # noqa: E402
+from tournaments.runner import TournamentRunner  # noqa: E402
+from tournaments.workers import WorkerExecutor  # noqa: E402
+
+CPP = ROOT / "sample_bots" / "cpp" / "out"
+MODES = ("in-process", "1 worker", "2 workers")
+
+
+def config_text(matches: int, seed: int) -> str:
+    bots = [("greedy-a", "greedy_bot", 0), ("greedy-b", "greedy_bot", 0)]
+    bots += [("random-a", "random_bot", 3), ("random-b", "random_bot", 4)]
+    text = f'name = "bench-workers"\nseed = {seed}\nmatches = {matches}\nprocesses = "keep"\n'
+    text += 'check_bots = false\n[sandbox]\nmode = "none"\n'
+    for name, program, bot_seed in bots:
+        text += f'\n[[bots]]\nname = "{name}"\ncommand = "{CPP / program}"\n'
+        if bot_seed:
+            text += f'env = {{ GINREF_BOT_SEED = "{bot_seed}" }}\n'
+    return text
+
+
+def run(mode: str, matches: int, seed: int, lanes: int, work: Path) -> dict[str, float]:
+    config = parse_text(config_text(matches, seed), base=ROOT)
+    config = config.with_changes(out=str(work / f"{mode.replace(' ', '-')}-{seed}"))
+    runner = TournamentRunner(config)
+    executor: Executor
+    if mode == "in-process":
+        executor = LocalExecutor(config, runner.directory)
+    else:
+        executor = WorkerExecutor(config, runner.directory, workers=int(mode.split()[0]))
+    try:
+        result = asyncio.run(runner.run(lanes, executor=executor))
+        decisions = sum(sum(r.decisions) for r in runner.journal.records())
+    finally:
+        runner.close()
+    assert result.status == "complete", result.errors
+    cpu = result.cpu + (executor.worker_cpu if isinstance(executor, WorkerExecutor) else 0.0)
+    return {
+        "decisions_per_s": decisions / result.wall,
+        "matches_per_min": 60 * result.played / result.wall,
+        "cpu_us_per_decision": 1e6 * cpu / decisions,
+        "decisions": decisions,
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--matches", type=int, default=6, help="per pairing (6 pairings)")
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--lanes", type=int, default=4, help="-j: jobs at once")
+    args = parser.parse_args()
+    missing = [p for p in ("greedy_bot", "random_bot") if not (CPP / p).exists()]
+    if missing:
+        sys.exit(f"build the C++ sample bots first (sample_bots/cpp): {', '.join(missing)}")
+    results: dict[str, list[dict[str, float]]] = {mode: [] for mode in MODES}
+    with tempfile.TemporaryDirectory() as tmp:
+        for round_ in range(args.rounds):
+            for mode in MODES:
+                figures = run(mode, args.matches, 1000 + round_, args.lanes, Path(tmp))
+                results[mode].append(figures)
+                print(
+                    f"round {round_ + 1} {mode:>10}: {figures['decisions_per_s']:7.0f} dec/s "
+                    f"{figures['matches_per_min']:6.1f} matches/min "
+                    f"{figures['cpu_us_per_decision']:5.0f} us CPU/decision",
+                    flush=True,
+                )
+    base: dict[str, Any] = {}
+    print(f"\nMedians of {args.rounds} rounds, {6 * args.matches} matches each, -j {args.lanes}:")
+    print(f"{'executor':>10}  {'dec/s':>7}  {'matches/min':>11}  {'us CPU/dec':>10}  ratio")
+    for mode in MODES:
+        dps = statistics.median(r["decisions_per_s"] for r in results[mode])
+        mpm = statistics.median(r["matches_per_min"] for r in results[mode])
+        cpu = statistics.median(r["cpu_us_per_decision"] for r in results[mode])
+        base.setdefault("dps", dps)
+        print(f"{mode:>10}  {dps:7.0f}  {mpm:11.1f}  {cpu:10.0f}  {dps / base['dps']:5.2f}x")
+
+
+if __name__ == "__main__":
+    main()
