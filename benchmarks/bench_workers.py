@@ -10,8 +10,8 @@ medians over ``--rounds`` rounds.
 
 For each executor: decisions per second and matches per minute of the run's play (the bots'
 check and the workers' start before it excluded), and the referee's CPU per decision: the
-tournament process's CPU during play plus every worker's own CPU (its whole life, start-up
-included), over the decisions played. Ratios are against the in-process executor.
+tournament process's CPU during play plus every worker's own CPU since it was ready (its
+start-up excluded), over the decisions played. Ratios are against the in-process executor.
 
 Run: ``.venv/bin/python benchmarks/bench_workers.py [--matches N] [--rounds N] [--lanes N]``.
 """
@@ -65,7 +65,7 @@ def run(mode: str, matches: int, seed: int, lanes: int, work: Path) -> dict[str,
     finally:
         runner.close()
     assert result.status == "complete", result.errors
-    cpu = result.cpu + (executor.worker_cpu if isinstance(executor, WorkerExecutor) else 0.0)
+    cpu = result.referee_cpu
     return {
         "decisions_per_s": decisions / result.wall,
         "matches_per_min": 60 * result.played / result.wall,

@@ -86,6 +86,13 @@ class RunResult:
     session: int
     errors: list[str] = field(default_factory=list)
     checks: list[BotCheck] = field(default_factory=list)  # the bots checked before play
+    workers: int = 0  # referee processes (0: the matches refereed in this process)
+    worker_cpu: float = 0.0  # their CPU during play
+
+    @property
+    def referee_cpu(self) -> float:
+        """The refereeing's CPU: this process's and its workers'."""
+        return self.cpu + self.worker_cpu
 
 
 OnProgress = Callable[[Progress], None]
@@ -336,6 +343,8 @@ class TournamentRunner:
     ) -> RunResult:
         # The run's time and CPU are its matches' (the check before them is reported apart).
         wall0, cpu0, main0 = time.perf_counter(), time.process_time(), time.thread_time()
+        pool = executor if isinstance(executor, WorkerExecutor) else None
+        workers0 = 0.0 if pool is None else pool.cpu_seconds()
         session = self.journal.start_session(lanes)
         self.clean()
         keep = self.config.processes == "keep"
@@ -454,4 +463,6 @@ class TournamentRunner:
             session=session,
             errors=errors,
             checks=checks,
+            workers=0 if pool is None else pool.size,
+            worker_cpu=0.0 if pool is None else pool.cpu_seconds() - workers0,
         )

@@ -6,13 +6,13 @@ then a pickled tuple. Both ends are ginref itself, so pickle is safe here. The f
 ``("init", config, root, sandbox settings, protected paths)``; the worker prepares its own
 :class:`~referee.bots.confine.Confinement` from them (so its bots are confined exactly as the
 in-process executor confines them), starts a :class:`~tournaments.executor.LocalExecutor` (its
-own gRPC server) and reports ``("ready", pid)``. Then:
+own gRPC server) and reports ``("ready", pid, CPU seconds)``. Then:
 
 ====================================  ===========================================================
 order                                  report
 ====================================  ===========================================================
 ``("run", job id, job, directory)``    ``("match", job id, record)`` per finished match, then
-                                       ``("done", job id, error text or None)``
+                                       ``("done", job id, error text or None, CPU seconds)``
 ``("stop", job id)``                   the tournament will take no more of the job's matches: a
                                        match started since is cut
 ``("cancel", job id)``                 the job is cut now (then ``done``)
@@ -109,7 +109,7 @@ class Worker:
             self.send("error", str(exc))
             await self.writer.drain()
             return 1
-        self.send("ready", os.getpid())
+        self.send("ready", os.getpid(), time.process_time())
         complete = False
         try:
             while (message := await read_frame(self.reader)) is not None:
@@ -179,7 +179,7 @@ class Worker:
         finally:
             self.jobs.pop(job_id, None)
             self.last.pop(job_id, None)
-        self.send("done", job_id, error)
+        self.send("done", job_id, error, time.process_time())
 
     async def _check(self, request: int, bots: list[str], directory: Path, n: int) -> None:
         assert self.executor is not None

@@ -65,7 +65,9 @@ class _Worker:
     checks: dict[int, asyncio.Future[list[BotCheck]]] = field(default_factory=dict)
     stderr: deque[str] = field(default_factory=lambda: deque(maxlen=20))
     alive: bool = True
-    cpu: float | None = None  # its own CPU seconds, reported as it closes
+    # Its own CPU seconds when it was ready, and at its last report: what it spent refereeing.
+    cpu_ready: float = 0.0
+    cpu: float = 0.0
     reader: asyncio.Task[None] | None = None
     errors: asyncio.Task[None] | None = None
 
@@ -116,7 +118,7 @@ class WorkerExecutor:
         self._lock = asyncio.Lock()
         self.placed: dict[str, int] = {}  # match key -> the pid of the worker that played it
         self.started = 0  # worker processes started, replacements included
-        self.worker_cpu = 0.0  # CPU seconds of the workers that closed
+        self._every: list[_Worker] = []  # every worker started, for their CPU
 
     # --- the workers ---------------------------------------------------------------------------
 
@@ -173,8 +175,15 @@ class WorkerExecutor:
             raise WorkerError(
                 f"a referee worker could not start: {why}" + (f" ({words})" if words else "")
             )
+        worker.cpu_ready = worker.cpu = float(first[2])
         worker.reader = asyncio.ensure_future(self._read(worker))
+        self._every.append(worker)
         return worker
+
+    def cpu_seconds(self) -> float:
+        """The CPU the workers have spent since they were ready (killed ones up to their last
+        report), their start-up excluded."""
+        return sum(w.cpu - w.cpu_ready for w in self._every)
 
     async def _read_stderr(self, worker: _Worker) -> None:
         stream = worker.process.stderr
@@ -211,13 +220,15 @@ class WorkerExecutor:
             self.workers.remove(worker)
         why = f"referee worker {worker.pid} {_exit_text(code)}"
         words = worker.last_words()
+        if words and code is not None and code > 0:
+            why += f" ({words})"  # a bug's last line, not a kill's silence
         for job in worker.jobs.values():
             if not job.done.done():
                 lost = JobLost(why) if failure is None else WorkerError(f"{why}: {failure}")
                 job.done.set_exception(lost)
         for check in worker.checks.values():
             if not check.done():
-                check.set_exception(WorkerError(why + (f": {words}" if words else "")))
+                check.set_exception(WorkerError(why))
 
     def _report(self, worker: _Worker, message: tuple[Any, ...]) -> None:
         kind = message[0]
@@ -237,7 +248,8 @@ class WorkerExecutor:
                 job.stopped = True
                 worker.send("stop", job_id)
         elif kind == "done":
-            _, job_id, error = message
+            _, job_id, error, cpu = message
+            worker.cpu = float(cpu)
             job = worker.jobs.pop(job_id, None)
             if job is not None and not job.done.done():
                 if error is None:
@@ -309,7 +321,6 @@ class WorkerExecutor:
                 await self._end(worker)
             if worker.reader is not None:
                 await asyncio.gather(worker.reader, return_exceptions=True)
-            self.worker_cpu += worker.cpu or 0.0
         if self.confinement is not None and self._own_confinement:
             self.confinement.close()
             self.confinement = None
