@@ -6,7 +6,8 @@ then a pickled tuple. Both ends are ginref itself, so pickle is safe here. The f
 ``("init", config, root, sandbox settings, protected paths)``; the worker prepares its own
 :class:`~referee.bots.confine.Confinement` from them (so its bots are confined exactly as the
 in-process executor confines them), starts a :class:`~tournaments.executor.LocalExecutor` (its
-own gRPC server) and reports ``("ready", pid, CPU seconds)``. Then:
+own gRPC server) and reports ``("ready", pid, CPU seconds, the confinement's warnings)``.
+Then:
 
 ====================================  ===========================================================
 order                                  report
@@ -109,7 +110,8 @@ class Worker:
             self.send("error", str(exc))
             await self.writer.drain()
             return 1
-        self.send("ready", os.getpid(), time.process_time())
+        warnings = [] if executor.confinement is None else executor.confinement.warnings
+        self.send("ready", os.getpid(), time.process_time(), warnings)
         complete = False
         try:
             while (message := await read_frame(self.reader)) is not None:

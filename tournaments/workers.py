@@ -176,6 +176,15 @@ class WorkerExecutor:
                 f"a referee worker could not start: {why}" + (f" ({words})" if words else "")
             )
         worker.cpu_ready = worker.cpu = float(first[2])
+        weaker = [w for w in first[3] if w not in self.confinement.warnings]
+        if weaker:
+            # Its bots would be held less than this process holds them (no cgroups where this
+            # process has them, say): never silently.
+            await self._end(worker)
+            raise ConfigError(
+                f"a referee worker cannot confine its bots as the tournament's process does "
+                f"({weaker[0]}); run with --workers 0"
+            )
         worker.reader = asyncio.ensure_future(self._read(worker))
         self._every.append(worker)
         return worker

@@ -22,8 +22,9 @@ import pytest
 from click.testing import CliRunner
 
 from ginref.cli import main
-from tests.support.hostile_helpers import processes_with_env
+from tests.support.hostile_helpers import processes_with_env, sandboxed_processes
 from tests.support.referee_helpers import ROOT, TESTBOT
+from tests.support.sandbox_helpers import SANDBOX
 from tournaments.config import load_file
 from tournaments.journal import open_journal
 from tournaments.records import MatchRecord
@@ -264,3 +265,83 @@ def test_a_worker_that_cannot_start_is_one_line(tmp_path: Path) -> None:
     assert "Traceback" not in err
     lines = [line for line in err.splitlines() if line.startswith("Error:")]
     assert len(lines) == 1 and "referee worker could not start" in lines[0], err
+
+
+def parent_of(pid: int) -> int | None:
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return None
+    return int(stat.rsplit(")", 1)[1].split()[1])
+
+
+def test_sandboxed_bots_die_with_their_killed_worker(tmp_path: Path) -> None:
+    """Sandboxed bots (bubblewrap, the tests' uids) through 2 workers: SIGKILL of the worker of
+    a running bot, seen from /proc; the tournament completes on a new worker, without a fault,
+    and no process is left under a sandbox uid."""
+    out = tmp_path / "out"
+    file = tmp_path / "sandboxed.toml"
+    file.write_text(
+        f"""name = "sandboxed"
+seed = 5
+matches = {MATCHES}
+processes = "keep"
+[time]
+connect_timeout = 120.0
+[faults]
+exit_grace = 0.5
+kill_grace = 0.5
+[sandbox]
+uid_base = {SANDBOX.uid_base}
+uid_count = {SANDBOX.uid_count}
+
+[[bots]]
+name = "one"
+command = "{{python}} {TESTBOT} play"
+
+[[bots]]
+name = "two"
+command = "{{python}} {TESTBOT} first"
+"""
+    )
+    config = load_file(file).with_changes(out=str(out))
+    runner = TournamentRunner(config)
+    executor = WorkerExecutor(config, runner.directory, workers=2)
+    killed: list[int] = []
+
+    async def kill_a_running_bots_worker() -> None:
+        end = time.monotonic() + DEADLINE
+        while not killed:
+            assert time.monotonic() < end, "no sandboxed bot ever ran"
+            workers = {w.pid for w in executor.workers}
+            for bot in sandboxed_processes(SANDBOX):
+                pid: int | None = bot
+                while pid is not None and pid > 1 and pid not in workers:
+                    pid = parent_of(pid)  # bot <- bubblewrap <- ... <- its worker
+                if pid in workers:
+                    os.kill(pid, signal.SIGKILL)
+                    killed.append(pid)
+                    break
+            await asyncio.sleep(0.01)  # polling /proc for a bot
+
+    async def both() -> RunResult:
+        killer = asyncio.ensure_future(kill_a_running_bots_worker())
+        result = await runner.run(2, executor=executor, check=False)
+        await killer
+        return result
+
+    try:
+        result = asyncio.run(both())
+        done = runner.journal.records()
+    finally:
+        runner.close()
+    assert result.status == "complete", result.errors
+    assert len(done) == len({r.key for r in done}) == MATCHES
+    assert all(r.forfeit is None and not r.faults for r in done)
+    assert executor.started == 3 and killed
+    verified = CliRunner().invoke(main, ["verify", str(out)])
+    assert verified.exit_code == 0, verified.output
+    end = time.monotonic() + DEADLINE
+    while left := sandboxed_processes(SANDBOX):
+        assert time.monotonic() < end, f"sandboxed processes left: {left}"
+        time.sleep(0.05)  # polling for their exit
