@@ -452,8 +452,6 @@ def format_run_result(result: RunResult, width: int | None = None) -> str:
         "failed": "Failed",
     }[result.status]
     lines: list[str] = []
-    plural = "s" if result.workers > 1 else ""
-    workers = f", {result.workers} referee worker{plural}" if result.workers else ""
     if result.checks:
         slowest = max(c.seconds for c in result.checks)
         lines += _wrap(
@@ -464,7 +462,7 @@ def format_run_result(result: RunResult, width: int | None = None) -> str:
     lines += _wrap(
         f"{head}: {result.done} of {result.total} matches in the journal; this run played "
         f"{result.played} in {format_duration(result.wall)} ({rate:.1f} matches/min, "
-        f"-j {result.concurrency}{workers}; referee CPU "
+        f"-j {result.concurrency}; referee CPU "
         f"{100 * result.referee_cpu / max(result.wall, 1e-9):.0f}% of wall time)",
         width,
     )
