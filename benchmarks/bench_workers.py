@@ -11,7 +11,10 @@ medians over ``--rounds`` rounds.
 For each executor: decisions per second and matches per minute of the run's play (the bots'
 check and the workers' start before it excluded), and the referee's CPU per decision: the
 tournament process's CPU during play plus every worker's own CPU since it was ready (its
-start-up excluded), over the decisions played. Ratios are against the in-process executor.
+start-up excluded), over the decisions played. The ratio is each round's decisions per second
+against the in-process executor's in the same round, median over the rounds.
+Beside them, how busy the machine's cores were during the run (``/proc/stat``: every process,
+other people's too): workers can only use cores that are free.
 
 Run: ``.venv/bin/python benchmarks/bench_workers.py [--matches N] [--rounds N] [--lanes N]``.
 """
@@ -24,7 +27,6 @@ import statistics
 import sys
 import tempfile
 from pathlib import Path
-from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -50,6 +52,13 @@ def config_text(matches: int, seed: int) -> str:
     return text
 
 
+def busy() -> tuple[int, int]:
+    """The machine's busy and total CPU ticks so far (every core, every process)."""
+    fields = [int(v) for v in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
+    idle = fields[3] + fields[4]  # idle, iowait
+    return sum(fields) - idle, sum(fields)
+
+
 def run(mode: str, matches: int, seed: int, lanes: int, work: Path) -> dict[str, float]:
     config = parse_text(config_text(matches, seed), base=ROOT)
     config = config.with_changes(out=str(work / f"{mode.replace(' ', '-')}-{seed}"))
@@ -59,8 +68,10 @@ def run(mode: str, matches: int, seed: int, lanes: int, work: Path) -> dict[str,
         executor = LocalExecutor(config, runner.directory)
     else:
         executor = WorkerExecutor(config, runner.directory, workers=int(mode.split()[0]))
+    busy0, total0 = busy()
     try:
         result = asyncio.run(runner.run(lanes, executor=executor))
+        busy1, total1 = busy()
         decisions = sum(sum(r.decisions) for r in runner.journal.records())
     finally:
         runner.close()
@@ -71,6 +82,7 @@ def run(mode: str, matches: int, seed: int, lanes: int, work: Path) -> dict[str,
         "matches_per_min": 60 * result.played / result.wall,
         "cpu_us_per_decision": 1e6 * cpu / decisions,
         "decisions": decisions,
+        "machine_busy": (busy1 - busy0) / max(1, total1 - total0),
     }
 
 
@@ -92,18 +104,28 @@ def main() -> None:
                 print(
                     f"round {round_ + 1} {mode:>10}: {figures['decisions_per_s']:7.0f} dec/s "
                     f"{figures['matches_per_min']:6.1f} matches/min "
-                    f"{figures['cpu_us_per_decision']:5.0f} us CPU/decision",
+                    f"{figures['cpu_us_per_decision']:5.0f} us CPU/decision, "
+                    f"cores {100 * figures['machine_busy']:3.0f}% busy",
                     flush=True,
                 )
-    base: dict[str, Any] = {}
     print(f"\nMedians of {args.rounds} rounds, {6 * args.matches} matches each, -j {args.lanes}:")
-    print(f"{'executor':>10}  {'dec/s':>7}  {'matches/min':>11}  {'us CPU/dec':>10}  ratio")
+    print(
+        f"{'executor':>10}  {'dec/s':>7}  {'matches/min':>11}  {'us CPU/dec':>10}  "
+        f"{'cores busy':>10}  ratio"
+    )
     for mode in MODES:
         dps = statistics.median(r["decisions_per_s"] for r in results[mode])
         mpm = statistics.median(r["matches_per_min"] for r in results[mode])
         cpu = statistics.median(r["cpu_us_per_decision"] for r in results[mode])
-        base.setdefault("dps", dps)
-        print(f"{mode:>10}  {dps:7.0f}  {mpm:11.1f}  {cpu:10.0f}  {dps / base['dps']:5.2f}x")
+        load = statistics.median(r["machine_busy"] for r in results[mode])
+        # The median of each round's ratio: a round's executors shared that round's machine.
+        ratio = statistics.median(
+            r["decisions_per_s"] / b["decisions_per_s"]
+            for r, b in zip(results[mode], results[MODES[0]], strict=True)
+        )
+        print(
+            f"{mode:>10}  {dps:7.0f}  {mpm:11.1f}  {cpu:10.0f}  {100 * load:9.0f}%  {ratio:5.2f}x"
+        )
 
 
 if __name__ == "__main__":
