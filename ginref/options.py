@@ -35,6 +35,16 @@ concurrency_option = click.option(
     "number of cores.",
 )
 
+# ``tournament`` and ``sprt``: how many referee processes play the matches (not ``serve``,
+# whose remote bots' lobby lives in its one process).
+workers_option = click.option(
+    "--workers",
+    type=click.IntRange(0),
+    default=None,
+    help="Referee processes the matches are spread over (0: every match refereed in this "
+    "process). Default: the file's, else the number of cores, never more than -j.",
+)
+
 
 def progress_options(command: F) -> F:
     """``--progress/--no-progress`` and ``-q``: how a run shows itself."""
@@ -152,7 +162,10 @@ def executor_options(command: F) -> F:
     )(command)
 
 
-def check_executor(executor: str, address: str | None) -> None:
-    """Refuse an ``--address`` that no executor would use."""
+def check_executor(executor: str, address: str | None, workers: int | None = None) -> None:
+    """Refuse an ``--address`` or ``--workers`` that the executor would not use."""
     if address is not None and executor != "ray":
         raise click.UsageError("--address is for --executor ray")
+    if workers is not None and executor == "ray":
+        raise click.UsageError("--workers is for local matches: with --executor ray, -j jobs "
+                               "run over the cluster's CPUs")

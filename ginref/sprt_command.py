@@ -12,7 +12,7 @@ import shlex
 
 import click
 
-from ginref.options import confine, referee_options
+from ginref.options import confine, referee_options, workers_option
 from ginref.tournament_command import play_and_report
 from referee.bots.limits import Limits
 from referee.bots.sandbox import SandboxSettings
@@ -117,6 +117,7 @@ def paired_rules(profile: str, overrides: dict[str, str], duplicate: bool) -> Ov
     default=0,
     help="Matches played at once (0, the default: the number of cores).",
 )
+@workers_option
 @click.option(
     "--processes",
     type=click.Choice(PROCESSES),
@@ -163,6 +164,7 @@ def sprt_command(
     seed: int | None,
     deals_file: str | None,
     concurrency: int,
+    workers: int | None,
     processes: str,
     move_time: float,
     bank: float,
@@ -199,6 +201,7 @@ def sprt_command(
             seed=seed,
             deals=None if deals_file is None else load_deals(deals_file),
             concurrency=concurrency or None,
+            workers=workers,
             processes=processes,
             move_time=move_time,
             bank=bank,
@@ -225,4 +228,3 @@ def sprt_command(
     except GinRefError as exc:
         raise click.ClickException(str(exc)) from None
     play_and_report(config, confinement, progress, quiet)
-

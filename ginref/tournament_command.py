@@ -26,6 +26,7 @@ from ginref.options import (
     progress_options,
     referee_options,
     report_width,
+    workers_option,
 )
 from ginref.report_command import write_report
 from referee.bots.confine import Confinement
@@ -60,6 +61,7 @@ EXIT_INTERRUPTED = 130
 @click.command("tournament")
 @click.argument("file", required=False, type=click.Path(dir_okay=False))
 @concurrency_option
+@workers_option
 @click.option("--format", "fmt", type=click.Choice(FORMATS), help="Tournament format.")
 @click.option(
     "-n",
@@ -131,6 +133,7 @@ EXIT_INTERRUPTED = 130
 def tournament_command(
     file: str | None,
     concurrency: int | None,
+    workers: int | None,
     fmt: str | None,
     matches: int | None,
     rounds: int | None,
@@ -165,7 +168,7 @@ def tournament_command(
     and standings.json. Exit status: 0 complete, 1 nothing could start, 3 bots never
     connected, 130 stopped.
     """
-    check_executor(executor, address)
+    check_executor(executor, address, workers)
     try:
         config = load_file(file) if file else load_default()
         fields = {
@@ -183,6 +186,7 @@ def tournament_command(
             "connect_timeout": connect_timeout,
             "retries": retries,
             "concurrency": concurrency,
+            "workers": workers,
             "out": out_dir,
             "check_bots": check_bots,
             "deals": None if deals_file is None else load_deals(deals_file),

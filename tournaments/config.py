@@ -73,6 +73,7 @@ class TournamentConfig:
     challengers: tuple[str, ...] = ()
     seed: int | None = None  # master seed; None: drawn at the first run, kept in the journal
     concurrency: int | None = None  # None: the number of cores
+    workers: int | None = None  # referee processes; None: the cores (at most -j); 0: in-process
     processes: str = "fresh"
     recover: bool = True
     move_time: float = DEFAULT_MOVE_TIME
@@ -218,6 +219,8 @@ class TournamentConfig:
                 raise ConfigError(problem)
         if self.concurrency is not None and self.concurrency < 1:
             raise ConfigError(f"concurrency must be at least 1, got {self.concurrency}")
+        if self.workers is not None and self.workers < 0:
+            raise ConfigError(f"workers must be 0 (in-process) or more, got {self.workers}")
         if self.seed is not None and not 0 <= self.seed <= _MAX_SEED:
             raise ConfigError(f"seed must be between 0 and 2^63-1, got {self.seed}")
         self.options  # noqa: B018
@@ -271,6 +274,7 @@ class TournamentConfig:
             "name": self.name,
             **self.identity(),
             "concurrency": self.concurrency,
+            "workers": self.workers,
             "connect_timeout": self.connect_timeout,
             "exit_grace": self.exit_grace,
             "kill_grace": self.kill_grace,
@@ -298,6 +302,7 @@ _TOP_KEYS = (
     "challengers",
     "seed",
     "concurrency",
+    "workers",
     "processes",
     "recover",
     "check_bots",
@@ -356,6 +361,11 @@ def parse_text(text: str, source: str = "<text>", base: Path | None = None) -> T
         if value < 0:
             raise r.error(("concurrency",), f"must be 0 (the number of cores) or more, got {value}")
         fields["concurrency"] = value or None
+    if "workers" in data:
+        value = r.get(data, "workers", int, (), "a whole number")
+        if value < 0:
+            raise r.error(("workers",), f"must be 0 (in-process) or more, got {value}")
+        fields["workers"] = value
     if "processes" in data:
         value = r.get(data, "processes", str, (), "a string")
         if value not in PROCESSES:

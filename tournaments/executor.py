@@ -22,7 +22,7 @@ from typing import Protocol
 
 from referee.bots.confine import Confinement
 from referee.check import BotCheck, check_bots
-from referee.errors import ConfigError
+from referee.errors import ConfigError, GinRefError
 from referee.lobby import Lobby, RemoteSeat
 from referee.results import MatchOutcome, MatchPlan
 from referee.series import run_series_async
@@ -33,6 +33,11 @@ from tournaments.schedule import Job, MatchSpec
 
 # Called with each finished match; returns whether to go on with the job.
 OnMatch = Callable[[MatchRecord], bool]
+
+
+class JobLost(GinRefError):
+    """The process playing a job died (a worker killed, say): the job's matches not yet
+    reported are lost, and the runner plays them again. The matches it reported stand."""
 
 
 class Executor(Protocol):
@@ -49,7 +54,8 @@ class Executor(Protocol):
         """Play ``job``'s matches in order, logs under ``directory``; report each finished one.
 
         Cancellation stops the job at once (its unfinished match is lost, its partial log may
-        stay in ``directory``). A bot's fault is a result, never an exception.
+        stay in ``directory``). A bot's fault is a result, never an exception; a process of
+        the executor's own that dies under the job is :class:`JobLost`.
         """
 
     async def check(self, bots: Sequence[str], directory: Path, concurrency: int) -> list[BotCheck]:

@@ -19,6 +19,10 @@ from referee.errors import GinRefError
 from referee.results import MatchOutcome
 from tournaments.schedule import MatchSpec
 
+# A bot that is gone (crashed, left, never connected) forfeits every later match of its series,
+# so with ``recover`` the rest of the series is played with fresh processes instead.
+GONE = frozenset({"crashed", "disconnected", "not_connected"})
+
 
 @dataclass(frozen=True, slots=True)
 class HandRow:

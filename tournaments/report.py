@@ -462,8 +462,8 @@ def format_run_result(result: RunResult, width: int | None = None) -> str:
     lines += _wrap(
         f"{head}: {result.done} of {result.total} matches in the journal; this run played "
         f"{result.played} in {format_duration(result.wall)} ({rate:.1f} matches/min, "
-        f"-j {result.concurrency}; referee CPU {100 * result.cpu / max(result.wall, 1e-9):.0f}% "
-        "of wall time)",
+        f"-j {result.concurrency}; referee CPU "
+        f"{100 * result.referee_cpu / max(result.wall, 1e-9):.0f}% of wall time)",
         width,
     )
     if result.status == "interrupted":

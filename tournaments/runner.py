@@ -29,17 +29,18 @@ from referee.bots.confine import Confinement
 from referee.check import BotCheck
 from referee.errors import GinRefError
 from tournaments.config import TournamentConfig
-from tournaments.executor import Executor, LocalExecutor
+from tournaments.executor import Executor, JobLost, LocalExecutor
 from tournaments.journal import Journal, open_journal
-from tournaments.records import MatchRecord
+from tournaments.records import GONE, MatchRecord
 from tournaments.schedule import Job, MatchSpec, build_schedule, deal_key, make_jobs
 from tournaments.sprt_run import CHUNK, SprtMonitor
+from tournaments.workers import WorkerExecutor, default_workers
 
 LOGS = "logs"
+# How often one match may be lost with the process playing it before the run gives up: a
+# worker killed now and then is recovered from, one that dies at every try is a broken setup.
+MAX_LOST = 3
 CHECKS = "checks"  # each bot's output during its check before play
-# A bot that is gone (crashed, left, never connected) forfeits every later match of its series,
-# so with ``recover`` the rest of the series is played with fresh processes instead.
-GONE = frozenset({"crashed", "disconnected", "not_connected"})
 
 
 @dataclass(slots=True)
@@ -85,6 +86,13 @@ class RunResult:
     session: int
     errors: list[str] = field(default_factory=list)
     checks: list[BotCheck] = field(default_factory=list)  # the bots checked before play
+    workers: int = 0  # referee processes (0: the matches refereed in this process)
+    worker_cpu: float = 0.0  # their CPU during play
+
+    @property
+    def referee_cpu(self) -> float:
+        """The refereeing's CPU: this process's and its workers'."""
+        return self.cpu + self.worker_cpu
 
 
 OnProgress = Callable[[Progress], None]
@@ -102,6 +110,23 @@ class BotCheckError(GinRefError):
         self.checked = checked
         lines = [f"bot {c.name!r} cannot start: {c.problem}" for c in failed]
         super().__init__("\n".join(lines))
+
+
+def make_executor(
+    config: TournamentConfig,
+    directory: Path,
+    confinement: Confinement | None,
+    lanes: int,
+    workers: int | None = None,
+) -> Executor:
+    """The executor of a run of local bots: ``workers`` referee processes (None: the file's
+    ``workers``, else the number of cores; never more than the ``lanes``), or with 0 the
+    in-process executor."""
+    wanted = config.workers if workers is None else workers
+    if wanted == 0:
+        return LocalExecutor(config, directory, confinement)
+    count = default_workers(lanes) if wanted is None else min(wanted, lanes)
+    return WorkerExecutor(config, directory, confinement, count)
 
 
 def default_concurrency() -> int:
@@ -256,16 +281,20 @@ class TournamentRunner:
         confinement: Confinement | None = None,
         *,
         check: bool | None = None,
+        workers: int | None = None,
     ) -> RunResult:
         """Play every remaining match, ``concurrency`` jobs at once; return how it went.
 
-        Bots run on ``executor`` (default: local processes, confined by ``confinement``, or
-        one made from the tournament's sandbox settings). First, unless ``check`` (default: the
+        Bots run on ``executor`` (default: :func:`make_executor`'s, ``workers`` referee
+        processes, confined by ``confinement``, or one made from the tournament's sandbox
+        settings). First, unless ``check`` (default: the
         tournament's ``check_bots``) is off, every bot that has a match left is started once
         and must say Hello: if one cannot, :class:`BotCheckError` says why and nothing is
         played (nor journaled)."""
         lanes = concurrency or self.config.concurrency or default_concurrency()
-        executor = executor or LocalExecutor(self.config, self.directory, confinement)
+        executor = executor or make_executor(
+            self.config, self.directory, confinement, lanes, workers
+        )
         await executor.start()
         try:
             checks = await self._check(executor, lanes, check)
@@ -314,16 +343,17 @@ class TournamentRunner:
     ) -> RunResult:
         # The run's time and CPU are its matches' (the check before them is reported apart).
         wall0, cpu0, main0 = time.perf_counter(), time.process_time(), time.thread_time()
+        pool = executor if isinstance(executor, WorkerExecutor) else None
+        workers0 = 0.0 if pool is None else pool.cpu_seconds()
         session = self.journal.start_session(lanes)
         self.clean()
         keep = self.config.processes == "keep"
         chunk = CHUNK if self.monitor is not None else None
-        jobs: deque[Job] = deque(
-            make_jobs(self.remaining(), keep=keep, lanes=lanes, chunk=chunk)
-        )
+        jobs: deque[Job] = deque(make_jobs(self.remaining(), keep=keep, lanes=lanes, chunk=chunk))
         running: dict[asyncio.Task[None], Job] = {}
         played = 0
         errors: list[str] = []
+        lost: dict[str, int] = {}  # match key -> times lost with the process playing it
         began = time.perf_counter()
         finished_at: float | None = None
 
@@ -373,9 +403,12 @@ class TournamentRunner:
                 running[task] = job
                 progress()
                 before = len(self.finished)
+                failure: JobLost | None = None
                 try:
                     self.clean(self.job_directory(job))
                     await executor.run(job, self.job_directory(job), on_match(job))
+                except JobLost as exc:
+                    failure = exc  # its unreported matches are played again
                 except Exception:
                     self.stop()  # a bug or a broken setup: stop the other lanes too
                     raise
@@ -385,9 +418,15 @@ class TournamentRunner:
                         self.clean(self.job_directory(job))
                     progress()
                 left = [m for m in job.matches if m.key not in self.finished]
+                if left and failure is not None:
+                    key = left[0].key
+                    lost[key] = lost.get(key, 0) + 1
+                    if lost[key] >= MAX_LOST:
+                        self.stop()
+                        raise GinRefError(f"match {key} was lost {lost[key]} times: {failure}")
+                elif left and not self.halting and len(self.finished) == before:
+                    raise GinRefError(f"the executor ended job {job.key} without a result")
                 if left and not self.halting:
-                    if len(self.finished) == before:
-                        raise GinRefError(f"the executor ended job {job.key} without a result")
                     jobs.extendleft(reversed(make_jobs(left, keep=job.keep)))
 
         status = "failed"
@@ -424,4 +463,6 @@ class TournamentRunner:
             session=session,
             errors=errors,
             checks=checks,
+            workers=0 if pool is None else pool.size,
+            worker_cpu=0.0 if pool is None else pool.cpu_seconds() - workers0,
         )

@@ -45,6 +45,15 @@ def test_address_needs_the_ray_executor(tmp_path: Path) -> None:
     assert not (tmp_path / "out").exists()
 
 
+def test_workers_are_not_for_the_ray_executor(tmp_path: Path) -> None:
+    result = CliRunner().invoke(
+        main, ["tournament", str(tournament(tmp_path)), "--executor", "ray", "--workers", "2"]
+    )
+    assert result.exit_code == 2
+    assert "--workers is for local matches" in result.output
+    assert not (tmp_path / "out").exists()
+
+
 def test_a_bad_address_form_is_one_line(tmp_path: Path) -> None:
     result = CliRunner().invoke(
         main,

@@ -308,6 +308,24 @@ def claim_marker() -> bool:
     return True
 
 
+def hold_if_first(directory: str) -> None:
+    """TESTBOT_HOLD=DIR: write the referee's pid (this process's parent) to DIR/parent.<pid>;
+    the first bot to start also writes it to DIR/held and waits, before connecting, until
+    DIR/release exists (so that a test knows a match is in flight and can act on it)."""
+    parent = str(os.getppid())
+    with open(os.path.join(directory, f"parent.{os.getpid()}"), "w") as fh:
+        fh.write(parent)
+    try:
+        os.close(os.open(os.path.join(directory, "claim"), os.O_CREAT | os.O_EXCL))
+    except FileExistsError:
+        return
+    with open(os.path.join(directory, "held.tmp"), "w") as fh:
+        fh.write(parent)
+    os.rename(os.path.join(directory, "held.tmp"), os.path.join(directory, "held"))
+    while not os.path.exists(os.path.join(directory, "release")):
+        time.sleep(0.01)  # a bot's own wait for the test's file
+
+
 async def main(mode: str, arg: float, arg2: float = 200_000) -> int:
     if mode == "exit":
         return 4
@@ -317,6 +335,9 @@ async def main(mode: str, arg: float, arg2: float = 200_000) -> int:
     if pidfile:
         with open(f"{pidfile}.{os.environ.get('GINREF_SEAT', 'x')}", "w") as fh:
             fh.write(str(os.getpid()))
+    hold = os.environ.get("TESTBOT_HOLD")
+    if hold:
+        hold_if_first(hold)
     if mode == "spawn":
         child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(1000)"])
         print(f"child pid {child.pid}", flush=True)

@@ -17,8 +17,10 @@ from tournaments.config import (
     load_file,
     parse_text,
 )
+from tournaments.executor import LocalExecutor
 from tournaments.ratings import bradley_terry
 from tournaments.records import FaultRow, Forfeit, HandRow, MatchRecord
+from tournaments.runner import make_executor
 from tournaments.schedule import (
     build_schedule,
     deal_key,
@@ -27,6 +29,7 @@ from tournaments.schedule import (
     pairings,
 )
 from tournaments.standings import compute_standings, duplicate_pairings
+from tournaments.workers import WorkerExecutor, default_workers
 
 BOTS = """
 [[bots]]
@@ -423,3 +426,19 @@ def test_the_bots_check_is_on_unless_the_file_or_the_option_says_otherwise() -> 
     assert off.with_options({"check_bots": None}).check_bots is False
     with pytest.raises(TournamentFileError, match=r":1: check_bots: .*true or false"):
         config_of('check_bots = "no"\n')
+
+
+def test_workers_choose_the_executor(tmp_path: Path) -> None:
+    """``workers``: a count of referee processes, never more than the jobs at once; 0 the
+    in-process executor; omitted, the cores (at most -j); the file's value, or the option's."""
+    assert error("workers = -1\n" + BOTS).startswith("t.toml:1: workers: must be 0 (in-process)")
+    config = parse("workers = 3\n" + BOTS)
+    assert config.workers == 3 and config.identity() == parse(BOTS).identity()
+    chosen = make_executor(config, tmp_path, None, lanes=8)
+    assert isinstance(chosen, WorkerExecutor) and chosen.size == 3
+    capped = make_executor(config, tmp_path, None, lanes=2)
+    assert isinstance(capped, WorkerExecutor) and capped.size == 2
+    assert isinstance(make_executor(config, tmp_path, None, 8, workers=0), LocalExecutor)
+    cores = make_executor(parse(BOTS), tmp_path, None, lanes=64)
+    assert isinstance(cores, WorkerExecutor) and cores.size == default_workers(64)
+    assert default_workers(1) == 1

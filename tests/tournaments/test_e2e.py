@@ -333,8 +333,10 @@ def test_the_journal_records_the_referees_outcome_not_the_log_file(
     file = tournament_file(
         tmp_path, [("play", PLAY), ("once", ONCE), ("crash", LATE_CRASHER)], "matches = 1"
     )
+    # In-process (--workers 0), where the patch above reaches: a worker runs the same
+    # LocalExecutor in a process of its own.
     argv = ["tournament", str(file), "--out", str(out), "-j", "2", "--retries", "1"]
-    code, text = run(*argv)
+    code, text = run(*argv, "--workers", "0")
     assert code == 0, text
     records = records_of(out)
     assert len(records) == 3 and set(originals) == {r.match_id for r in records}
