@@ -1,0 +1,317 @@
+"""The referee's per-decision cost piece by piece: a skeleton referee, then each piece added back.
+
+The skeleton is the referee's own transport with none of the referee's work: the same
+``RefereeServer``, the same two sandboxed processes of the trivial test bot
+(tests/support/testbot.py) on their own Unix sockets, the same bytes in the same order (every
+message a real series sent each seat, recorded once through the ``on_send`` hook with the seats
+fixed): one message after another to its seat, and after each DecisionRequest one reply read
+from that seat. Then, cumulatively:
+
+- ``bare``: the skeleton; the reply read by a direct ``await read()`` on the stream, no task
+  reading it;
+- ``reader``: the link's reader task (``BotLink.serve``) and the inbox (``read_message``
+  resolving the session's future), as the referee reads;
+- ``timer``: each reply awaited under the per-decision deadline (``transport.wait_reply``);
+- ``log``: each decision's record written to a replay log (``ReplayLogWriter``, the recorded
+  lines);
+- ``engine``: each reply read as an action (``action_from_pb``) and applied to the match
+  (``Match.apply``), the engine kept in step with the recorded messages;
+- ``referee``: the real referee (``run_series_async``, bench_referee.py's figure: observation,
+  the request built, events, the clock, the faults checks and all).
+
+Each level runs in a fresh process, and is measured as bench_referee.py measures the referee:
+the process's CPU over the whole run (grpc's threads included) divided by the decisions, and
+the round trip from just before the request is written to the reply's arrival (median), also
+less the bot's own compute. The rounds interleave the levels and the raw grpc.aio echo of
+bench_referee.py (their order rotates), every level playing the same seeds; figures are medians
+over the rounds, and each level's "adds" is the difference to the level before.
+
+Run: ``.venv/bin/python benchmarks/bench_structure.py [--rounds N] [--matches N]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import pickle
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import bench_referee as br
+
+from referee.bots.confine import Confinement
+from referee.bots.process import BotProcess
+from referee.convert import action_from_pb
+from referee.engine.match import Match
+from referee.engine.rules import Rules
+from referee.inbox import Waiter, read_message
+from referee.link import Player
+from referee.replay_log import ReplayLogWriter
+from referee.series import launch, run_series_async
+from referee.server import RefereeServer
+from referee.transport import BotLink, wait_reply
+from referee.wire import ginrummy_pb2 as pb
+
+LEVELS = ("bare", "reader", "timer", "log", "engine")
+ADDS = {
+    "bare": "the skeleton: server, streams, bytes, direct read",
+    "reader": "+ reader task and inbox (future per decision)",
+    "timer": "+ deadline timer per decision",
+    "log": "+ decision record written to the log",
+    "engine": "+ action read and applied (engine)",
+    "referee": "+ the rest: the real referee",
+}
+
+
+@dataclass
+class Recorded:
+    """One match as the referee sent it: (seat, bytes, request id or 0) in order, the seed and
+    the log's decision lines."""
+
+    seed: int
+    messages: list[tuple[int, bytes, int]] = field(default_factory=list)
+    lines: list[str] = field(default_factory=list)
+
+
+def record(seeds: list[int], out: Path) -> list[Recorded]:
+    """A real series' messages, seats fixed (bot A always in seat 0)."""
+    matches: list[Recorded] = []
+
+    def on_send(seat: int, message: pb.RefereeMessage, hand: object) -> None:
+        if message.WhichOneof("kind") == "match_start" and seat == 0:
+            matches.append(Recorded(seeds[len(matches)]))
+        rid = message.decision_request.request_id if message.HasField("decision_request") else 0
+        matches[-1].messages.append((seat, message.SerializeToString(), rid))
+
+    series = asyncio.run(
+        run_series_async(
+            (br.BOT, br.BOT),
+            Rules.profile("standard"),
+            seeds,
+            out,
+            br.OPTIONS,
+            swap_seats=False,
+            on_send=on_send,
+        )
+    )
+    for played, outcome in zip(matches, series.matches, strict=True):
+        played.lines = [
+            line
+            for line in outcome.log_path.read_text().splitlines(keepends=True)
+            if line.startswith('{"type":"decision"')
+        ]
+    return matches
+
+
+class _Inbox:
+    """The session's side of the reader: the awaited answer, or a fault (as ``Session``)."""
+
+    def __init__(self) -> None:
+        self.waiter: Waiter | None = None
+
+    def on_message(self, conn: Player, message: pb.BotMessage, arrived: float) -> None:
+        fault = read_message(conn.index, message, arrived, self.waiter, None, conn)
+        if fault is not None:
+            raise SystemExit(f"the skeleton saw a fault: {fault}")
+
+    def on_lost(self, conn: Player, reason: str, half_closed: bool) -> None:
+        return None
+
+    def on_exit(self, conn: Player, code: int) -> None:
+        return None
+
+    def seat_of(self, conn: Player) -> int:
+        return conn.index
+
+    def raise_fault(self, fault: object) -> None:
+        raise SystemExit(f"the skeleton saw a fault: {fault}")
+
+
+async def _bare_serve(self: BotLink) -> None:
+    await self._closed  # no reader task: the skeleton reads the stream itself
+
+
+async def skeleton(level: str, matches: list[Recorded], out: Path) -> dict[str, float]:
+    depth = LEVELS.index(level)
+    if depth == 0:
+        BotLink.serve = _bare_serve  # type: ignore[method-assign]
+    loop = asyncio.get_running_loop()
+    confinement = Confinement.prepare(br.OPTIONS.sandbox, protected=[out])
+    server = RefereeServer(tcp=not confinement.settings.enabled)
+    await server.start()
+    tickets, procs = [], []
+    for seat in range(2):
+        ticket = server.issue_ticket(f"seat {seat}")
+        proc = BotProcess(br.BOT, out / f"seat{seat}.log", br.OPTIONS.limits, confinement)
+        await launch(proc, ticket, server, seat)
+        tickets.append(ticket)
+        procs.append(proc)
+    links = [await t.connected for t in tickets]
+    inbox = _Inbox()
+    players = [Player(seat, "trivial", (), proc) for seat, proc in enumerate(procs)]
+    for player, link in zip(players, links, strict=True):
+        player.attach(link)
+        player.session = inbox
+    rules = Rules.profile("standard")
+    round_trips: list[float] = []
+    for k, played in enumerate(matches):
+        m = Match(rules, played.seed) if depth >= 4 else None
+        log = ReplayLogWriter(out / f"m{k}.jsonl") if depth >= 3 else None
+        lines = iter(played.lines)
+        for seat, data, rid in played.messages:
+            link = links[seat]
+            if not rid:
+                await link.send(data)
+                continue
+            start = loop.time()
+            if depth == 0:
+                await link.send(data)
+                message = await link._context.read()
+                arrived = loop.time()
+                reply = message.action_reply
+            else:
+                future: asyncio.Future[tuple[pb.ActionReply, float]] = loop.create_future()
+                inbox.waiter = Waiter(seat, rid, future)
+                await link.send(data)
+                if depth == 1:
+                    reply, arrived = await future
+                else:
+                    reply, arrived = await wait_reply(future, start + 70.0, loop)
+                inbox.waiter = None
+            round_trips.append(arrived - start)
+            if m is not None:
+                hand = m.hand.cards_of(seat) if m.hand is not None else ()
+                m.apply(action_from_pb(reply.action, hand))
+            if log is not None:
+                log.write_line(next(lines))
+        if log is not None:
+            log.close()
+        if m is not None:
+            assert m.result is not None, "the engine fell out of step with the recording"
+    for link in links:
+        link.close()
+    await asyncio.gather(*(p.stop(1.0, 1.0) for p in procs))
+    for ticket in tickets:
+        await server.close_seat(ticket)
+    await server.stop(0)
+    confinement.close()
+    return {"decisions": len(round_trips), "rt": statistics.median(round_trips)}
+
+
+def skeleton_child(level: str, recording: Path, out: Path) -> dict[str, float]:
+    """One level in a fresh process: per-decision figures as bench_referee.referee_run's."""
+    if level == "referee":
+        seeds = [m.seed for m in pickle.loads(recording.read_bytes())]
+        return br.referee_child(br.ROOT, len(seeds), seeds[0], out)
+    argv = [sys.executable, __file__, "--child", level, str(recording), str(out)]
+    proc = subprocess.run(argv, capture_output=True, text=True, check=False)
+    if proc.returncode != 0:
+        raise SystemExit(f"the {level} skeleton failed:\n{proc.stderr}")
+    result: dict[str, float] = json.loads(proc.stdout.splitlines()[-1])
+    return result
+
+
+def child(level: str, recording: Path, out: Path) -> None:
+    matches: list[Recorded] = pickle.loads(recording.read_bytes())
+    out.mkdir(parents=True, exist_ok=True)
+    cpu0, wall0 = time.process_time(), time.perf_counter()
+    got = asyncio.run(skeleton(level, matches, out))
+    cpu, wall = time.process_time() - cpu0, time.perf_counter() - wall0
+    decisions = got["decisions"]
+    think = br.bot_think_seconds([out / "seat0.log", out / "seat1.log"]) / decisions * 1e6
+    rt = got["rt"] * 1e6
+    print(
+        json.dumps(
+            {
+                "decisions": decisions,
+                "rt_us": rt,
+                "rt_net_us": rt - think,
+                "bot_think_us": think,
+                "cpu_us": cpu / decisions * 1e6,
+                "wall_us": wall / decisions * 1e6,
+            }
+        )
+    )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--matches", type=int, default=10, help="matches per level and round")
+    parser.add_argument("--exchanges", type=int, default=3000, help="echo exchanges per round")
+    parser.add_argument("--levels", default=",".join([*LEVELS, "referee"]))
+    parser.add_argument("--child", nargs=3, metavar=("LEVEL", "RECORDING", "OUT"))
+    args = parser.parse_args()
+    if args.child:
+        level, recording, out_dir = args.child
+        child(level, Path(recording), Path(out_dir))
+        return
+    levels = args.levels.split(",")
+    with tempfile.TemporaryDirectory(prefix="bench-structure-") as tmp:
+        out = Path(tmp)
+        matches = record(list(range(1000, 1000 + args.matches)), out / "recording")
+        recording = out / "recording.pickle"
+        recording.write_bytes(pickle.dumps(matches))
+        requests = [len(d) for m in matches for _s, d, rid in m.messages if rid]
+        reply_size = pb.BotMessage(
+            action_reply=pb.ActionReply(
+                request_id=12345, action=pb.Action(discard=pb.Discard(card="TD"))
+            )
+        ).ByteSize()
+        request_size = round(statistics.fmean(requests))
+        rounds: dict[str, list[dict[str, float]]] = {name: [] for name in [*levels, "echo"]}
+        order = list(rounds)
+        for k in range(args.rounds):
+            for name in order[k % len(order) :] + order[: k % len(order)]:
+                if name == "echo":
+                    rounds[name].append(br.echo_run(args.exchanges, request_size, reply_size))
+                else:
+                    rounds[name].append(skeleton_child(name, recording, out / f"{name}{k}"))
+            print(
+                f"  round {k + 1}: "
+                + "; ".join(f"{n} {r[-1]['cpu_us']:.0f}" for n, r in rounds.items())
+                + " (µs CPU per decision)",
+                flush=True,
+            )
+    echo = rounds["echo"]
+    decisions = int(rounds[levels[0]][0]["decisions"])
+    print()
+    print(
+        f"{args.rounds} rounds of {args.matches} matches ({decisions} decisions) per level, "
+        f"and of {args.exchanges} echo exchanges; medians over the rounds"
+    )
+    header = (
+        f"{'level':<8}{'what it adds':<50}{'CPU µs':>8}{'adds':>6}{'× echo':>8}"
+        f"{'RT µs':>7}{'RT-bot':>8}{'adds':>6}{'× echo':>8}"
+    )
+    print(header)
+    echo_cpu = br.median_of(echo, "cpu_us")
+    echo_rt = br.median_of(echo, "rt_us")
+    before: tuple[float, float] | None = None
+    for name in levels:
+        r = rounds[name]
+        cpu, net = br.median_of(r, "cpu_us"), br.median_of(r, "rt_net_us")
+        cpu_ratio = br.median_ratio(r, echo, "cpu_us", "cpu_us")
+        rt_ratio = br.median_ratio(r, echo, "rt_net_us", "rt_us")
+        adds_cpu = f"{cpu - before[0]:+.0f}" if before else ""
+        adds_rt = f"{net - before[1]:+.0f}" if before else ""
+        print(
+            f"{name:<8}{ADDS[name]:<50}{cpu:>8.0f}{adds_cpu:>6}{cpu_ratio:>8.2f}"
+            f"{br.median_of(r, 'rt_us'):>7.0f}{net:>8.0f}{adds_rt:>6}{rt_ratio:>8.2f}"
+        )
+        before = (cpu, net)
+    print(
+        f"{'echo':<8}{'raw grpc.aio echo, TCP (bench_referee.py)':<50}{echo_cpu:>8.0f}"
+        f"{'':>6}{1:>8.2f}{echo_rt:>7.0f}{echo_rt:>8.0f}{'':>6}{1:>8.2f}"
+    )
+    print("(RT-bot: the round trip less the bot's own compute; × echo: median of per-round ratios)")
+
+
+if __name__ == "__main__":
+    main()
