@@ -27,6 +27,11 @@ bench_referee.py (their order rotates), every level playing the same seeds; figu
 over the rounds, and each level's "adds" is the difference to the level before.
 
 Run: ``.venv/bin/python benchmarks/bench_structure.py [--rounds N] [--matches N]``.
+
+``--clients DIR`` measures the Python bots' client instead (``sample_bots/client.py``): one
+match per round between two sample random bots (next to no compute of their own) with this
+checkout's client, and one with the client of the checkout in DIR, the same referee and seed,
+alternating which goes first; the referee's round trip (median think_ms) of each.
 """
 
 from __future__ import annotations
@@ -47,12 +52,13 @@ import bench_referee as br
 
 from referee.bots.confine import Confinement
 from referee.bots.process import BotProcess
+from referee.bots.spec import BotSpec
 from referee.convert import action_from_pb
 from referee.engine.match import Match
 from referee.engine.rules import Rules
 from referee.inbox import Waiter, read_message
 from referee.link import Player
-from referee.replay_log import ReplayLogWriter
+from referee.replay_log import ReplayLogWriter, load_log
 from referee.series import launch, run_series_async
 from referee.server import RefereeServer
 from referee.transport import BotLink, wait_reply
@@ -160,6 +166,7 @@ async def skeleton(level: str, matches: list[Recorded], out: Path) -> dict[str, 
         player.session = inbox
     rules = Rules.profile("standard")
     round_trips: list[float] = []
+    cpu0, main0 = time.process_time(), time.thread_time()
     for k, played in enumerate(matches):
         m = Match(rules, played.seed) if depth >= 4 else None
         log = ReplayLogWriter(out / f"m{k}.jsonl") if depth >= 3 else None
@@ -194,6 +201,7 @@ async def skeleton(level: str, matches: list[Recorded], out: Path) -> dict[str, 
             log.close()
         if m is not None:
             assert m.result is not None, "the engine fell out of step with the recording"
+    cpu, main = time.process_time() - cpu0, time.thread_time() - main0
     for link in links:
         link.close()
     await asyncio.gather(*(p.stop(1.0, 1.0) for p in procs))
@@ -201,7 +209,12 @@ async def skeleton(level: str, matches: list[Recorded], out: Path) -> dict[str, 
         await server.close_seat(ticket)
     await server.stop(0)
     confinement.close()
-    return {"decisions": len(round_trips), "rt": statistics.median(round_trips)}
+    return {
+        "decisions": len(round_trips),
+        "rt": statistics.median(round_trips),
+        "play_cpu": cpu,
+        "main_cpu": main,
+    }
 
 
 def skeleton_child(level: str, recording: Path, out: Path) -> dict[str, float]:
@@ -240,17 +253,78 @@ def child(level: str, recording: Path, out: Path) -> None:
     )
 
 
+def client_run(code: Path, seed: int, out: Path) -> dict[str, float]:
+    """One match between two sample random bots whose client is the checkout ``code``'s: the
+    referee's round trip (median think_ms, in µs) and its CPU per decision."""
+    # The editable install maps sample_bots to this checkout whatever the path says: the
+    # package is loaded from ``code`` by hand before the bot's module is run.
+    launcher = (
+        "import importlib.util, runpy, sys\n"
+        f"where = {str(code / 'sample_bots')!r}\n"
+        "spec = importlib.util.spec_from_file_location('sample_bots', where + '/__init__.py', "
+        "submodule_search_locations=[where])\n"
+        "sys.modules['sample_bots'] = importlib.util.module_from_spec(spec)\n"
+        "spec.loader.exec_module(sys.modules['sample_bots'])\n"
+        "runpy.run_module('sample_bots.random_bot', run_name='__main__')\n"
+    )
+    bot = BotSpec(
+        (sys.executable, "-c", launcher),
+        "random",
+        dirs=(str(code / "sample_bots"), str(br.ROOT / "referee")),
+        env={"GINREF_BOT_SEED": str(seed)},
+    )
+    cpu0 = time.process_time()
+    series = asyncio.run(
+        run_series_async((bot, bot), Rules.profile("standard"), [seed], out, br.OPTIONS)
+    )
+    cpu = time.process_time() - cpu0
+    match = series.matches[0]
+    assert match.forfeit is None
+    thinks = [r["think_ms"] for r in load_log(match.log_path).of_type("decision")]
+    return {"rt_us": statistics.median(thinks) * 1000, "cpu_us": cpu / match.decisions * 1e6}
+
+
+def clients(baseline: Path, rounds: int) -> None:
+    """The Python client's share of the round trip: this checkout's against ``baseline``'s."""
+    codes = {"client": br.ROOT, "baseline": baseline.resolve()}
+    got: dict[str, list[dict[str, float]]] = {name: [] for name in codes}
+    with tempfile.TemporaryDirectory(prefix="bench-clients-") as tmp:
+        for k in range(rounds):
+            order = list(codes) if k % 2 == 0 else list(reversed(codes))
+            for name in order:
+                got[name].append(client_run(codes[name], 1000 + k, Path(tmp) / f"{name}{k}"))
+            print(
+                f"  round {k + 1}: "
+                + "; ".join(f"{n} {r[-1]['rt_us']:.0f} µs" for n, r in got.items()),
+                flush=True,
+            )
+    print("sample random bot vs itself, round trip as the referee measures it (median):")
+    for name in codes:
+        print(
+            f"  {name:<10}{br.median_of(got[name], 'rt_us'):>6.0f} µs round trip, "
+            f"{br.median_of(got[name], 'cpu_us'):>4.0f} µs referee CPU per decision"
+        )
+    ratio = br.median_ratio(got["client"], got["baseline"], "rt_us", "rt_us")
+    print(f"  ratio of round trips (median of per-round ratios): {ratio:.2f}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--matches", type=int, default=10, help="matches per level and round")
     parser.add_argument("--exchanges", type=int, default=3000, help="echo exchanges per round")
     parser.add_argument("--levels", default=",".join([*LEVELS, "referee"]))
+    parser.add_argument(
+        "--clients", type=Path, metavar="DIR", help="the Python client against DIR's instead"
+    )
     parser.add_argument("--child", nargs=3, metavar=("LEVEL", "RECORDING", "OUT"))
     args = parser.parse_args()
     if args.child:
         level, recording, out_dir = args.child
         child(level, Path(recording), Path(out_dir))
+        return
+    if args.clients:
+        clients(args.clients, args.rounds)
         return
     levels = args.levels.split(",")
     with tempfile.TemporaryDirectory(prefix="bench-structure-") as tmp:
