@@ -9,6 +9,8 @@ from that seat. Then, cumulatively:
 
 - ``bare``: the skeleton; the reply read by a direct ``await read()`` on the stream, no task
   reading it;
+- ``hop``: the reply read by a task of its own, awaited by the skeleton (the task switch that
+  reading in another task costs, and nothing else);
 - ``reader``: the link's reader task (``BotLink.serve``) and the inbox (``read_message``
   resolving the session's future), as the referee reads;
 - ``timer``: each reply awaited under the per-decision deadline (``transport.wait_reply``);
@@ -27,6 +29,10 @@ bench_referee.py (their order rotates), every level playing the same seeds; figu
 over the rounds, and each level's "adds" is the difference to the level before.
 
 Run: ``.venv/bin/python benchmarks/bench_structure.py [--rounds N] [--matches N]``.
+
+``--deadlines`` measures only what a deadline on an awaited reply costs, by mechanism: none,
+the referee's timer (``loop.call_at``, cancelled when the reply comes), ``asyncio.timeout`` and
+``asyncio.wait_for``.
 
 ``--clients DIR`` measures the Python bots' client instead (``sample_bots/client.py``): one
 match per round between two sample random bots (next to no compute of their own) with this
@@ -64,9 +70,10 @@ from referee.server import RefereeServer
 from referee.transport import BotLink, wait_reply
 from referee.wire import ginrummy_pb2 as pb
 
-LEVELS = ("bare", "reader", "timer", "log", "engine")
+LEVELS = ("bare", "hop", "reader", "timer", "log", "engine")
 ADDS = {
     "bare": "the skeleton: server, streams, bytes, direct read",
+    "hop": "+ the reply read in a task of its own",
     "reader": "+ reader task and inbox (future per decision)",
     "timer": "+ deadline timer per decision",
     "log": "+ decision record written to the log",
@@ -145,7 +152,7 @@ async def _bare_serve(self: BotLink) -> None:
 
 async def skeleton(level: str, matches: list[Recorded], out: Path) -> dict[str, float]:
     depth = LEVELS.index(level)
-    if depth == 0:
+    if depth <= 1:
         BotLink.serve = _bare_serve  # type: ignore[method-assign]
     loop = asyncio.get_running_loop()
     confinement = Confinement.prepare(br.OPTIONS.sandbox, protected=[out])
@@ -168,8 +175,8 @@ async def skeleton(level: str, matches: list[Recorded], out: Path) -> dict[str, 
     round_trips: list[float] = []
     cpu0, main0 = time.process_time(), time.thread_time()
     for k, played in enumerate(matches):
-        m = Match(rules, played.seed) if depth >= 4 else None
-        log = ReplayLogWriter(out / f"m{k}.jsonl") if depth >= 3 else None
+        m = Match(rules, played.seed) if depth >= 5 else None
+        log = ReplayLogWriter(out / f"m{k}.jsonl") if depth >= 4 else None
         lines = iter(played.lines)
         for seat, data, rid in played.messages:
             link = links[seat]
@@ -177,16 +184,17 @@ async def skeleton(level: str, matches: list[Recorded], out: Path) -> dict[str, 
                 await link.send(data)
                 continue
             start = loop.time()
-            if depth == 0:
+            if depth <= 1:
                 await link.send(data)
-                message = await link._context.read()
+                read = link._context.read()
+                message = await (read if depth == 0 else loop.create_task(read))
                 arrived = loop.time()
                 reply = message.action_reply
             else:
                 future: asyncio.Future[tuple[pb.ActionReply, float]] = loop.create_future()
                 inbox.waiter = Waiter(seat, rid, future)
                 await link.send(data)
-                if depth == 1:
+                if depth == 2:
                     reply, arrived = await future
                 else:
                     reply, arrived = await wait_reply(future, start + 70.0, loop)
@@ -248,6 +256,8 @@ def child(level: str, recording: Path, out: Path) -> None:
                 "bot_think_us": think,
                 "cpu_us": cpu / decisions * 1e6,
                 "wall_us": wall / decisions * 1e6,
+                "play_cpu_us": got["play_cpu"] / decisions * 1e6,
+                "main_cpu_us": got["main_cpu"] / decisions * 1e6,
             }
         )
     )
@@ -308,6 +318,47 @@ def clients(baseline: Path, rounds: int) -> None:
     print(f"  ratio of round trips (median of per-round ratios): {ratio:.2f}")
 
 
+def _expire(future: asyncio.Future[int]) -> None:
+    if not future.done():
+        future.set_exception(TimeoutError())
+
+
+async def _await_replies(kind: str, count: int) -> float:
+    """CPU µs per reply awaited under a deadline of the kind ``kind`` (the reply comes from
+    another callback, as the reader delivers it)."""
+    loop = asyncio.get_running_loop()
+    start = time.process_time()
+    for _ in range(count):
+        future: asyncio.Future[int] = loop.create_future()
+        loop.call_soon(future.set_result, 1)
+        if kind == "none":
+            await future
+        elif kind == "call_at":  # transport.wait_reply's
+            handle = loop.call_at(loop.time() + 70.0, _expire, future)
+            try:
+                await future
+            finally:
+                handle.cancel()
+        elif kind == "timeout":
+            async with asyncio.timeout(70.0):
+                await future
+        else:
+            await asyncio.wait_for(future, 70.0)
+    return (time.process_time() - start) / count * 1e6
+
+
+def deadlines(rounds: int, count: int = 50_000) -> None:
+    """The per-decision deadline's own cost, by mechanism (median of ``rounds`` runs)."""
+    kinds = ("none", "call_at", "timeout", "wait_for")
+    got: dict[str, list[float]] = {kind: [] for kind in kinds}
+    for _ in range(rounds):
+        for kind in kinds:
+            got[kind].append(asyncio.run(_await_replies(kind, count)))
+    print("CPU per reply awaited, by deadline mechanism (µs):")
+    for kind in kinds:
+        print(f"  {kind:<10}{statistics.median(got[kind]):6.2f}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--rounds", type=int, default=5)
@@ -317,11 +368,15 @@ def main() -> None:
     parser.add_argument(
         "--clients", type=Path, metavar="DIR", help="the Python client against DIR's instead"
     )
+    parser.add_argument("--deadlines", action="store_true", help="the deadline mechanisms only")
     parser.add_argument("--child", nargs=3, metavar=("LEVEL", "RECORDING", "OUT"))
     args = parser.parse_args()
     if args.child:
         level, recording, out_dir = args.child
         child(level, Path(recording), Path(out_dir))
+        return
+    if args.deadlines:
+        deadlines(args.rounds)
         return
     if args.clients:
         clients(args.clients, args.rounds)
@@ -385,6 +440,13 @@ def main() -> None:
         f"{'':>6}{1:>8.2f}{echo_rt:>7.0f}{echo_rt:>8.0f}{'':>6}{1:>8.2f}"
     )
     print("(RT-bot: the round trip less the bot's own compute; × echo: median of per-round ratios)")
+    print()
+    print("CPU while the matches are played (no launch, no set-up), all threads and the main one:")
+    for name in levels:
+        r = rounds[name]
+        if "play_cpu_us" in r[0]:
+            play, main = br.median_of(r, "play_cpu_us"), br.median_of(r, "main_cpu_us")
+            print(f"  {name:<8}{play:>6.0f} µs, of which the main thread {main:>4.0f} µs")
 
 
 if __name__ == "__main__":
