@@ -21,6 +21,10 @@ from that seat. Then, cumulatively:
 - ``referee``: the real referee (``run_series_async``, bench_referee.py's figure: observation,
   the request built, events, the clock, the faults checks and all).
 
+A level named ``LEVEL-tcp`` (e.g. ``--levels bare,bare-tcp``) is that level with the bots
+unsandboxed, connected over TCP on 127.0.0.1 as the echo is; ``LEVEL-requests`` writes the
+requests alone (the bot needs nothing else), one message per decision as the echo writes.
+
 Each level runs in a fresh process, and is measured as bench_referee.py measures the referee:
 the process's CPU over the whole run (grpc's threads included) divided by the decisions, and
 the round trip from just before the request is written to the reply's arrival (median), also
@@ -58,6 +62,7 @@ import bench_referee as br
 
 from referee.bots.confine import Confinement
 from referee.bots.process import BotProcess
+from referee.bots.sandbox import SandboxSettings
 from referee.bots.spec import BotSpec
 from referee.convert import action_from_pb
 from referee.engine.match import Match
@@ -80,6 +85,8 @@ ADDS = {
     "engine": "+ action read and applied (engine)",
     "referee": "+ the rest: the real referee",
 }
+ADDS.update({f"{name}-tcp": f"{name}, bots unsandboxed over TCP" for name in LEVELS})
+ADDS.update({f"{name}-requests": f"{name}, the requests alone" for name in LEVELS})
 
 
 @dataclass
@@ -151,11 +158,16 @@ async def _bare_serve(self: BotLink) -> None:
 
 
 async def skeleton(level: str, matches: list[Recorded], out: Path) -> dict[str, float]:
-    depth = LEVELS.index(level)
+    # ``LEVEL-tcp``: the bots unsandboxed, over TCP on 127.0.0.1; ``LEVEL-requests``: the
+    # requests alone written, one message per decision as in the echo.
+    name, *variants = level.split("-")
+    sandbox = SandboxSettings(mode="none") if "tcp" in variants else br.OPTIONS.sandbox
+    requests_only = "requests" in variants
+    depth = LEVELS.index(name)
     if depth <= 1:
         BotLink.serve = _bare_serve  # type: ignore[method-assign]
     loop = asyncio.get_running_loop()
-    confinement = Confinement.prepare(br.OPTIONS.sandbox, protected=[out])
+    confinement = Confinement.prepare(sandbox, protected=[out])
     server = RefereeServer(tcp=not confinement.settings.enabled)
     await server.start()
     tickets, procs = [], []
@@ -181,7 +193,8 @@ async def skeleton(level: str, matches: list[Recorded], out: Path) -> dict[str, 
         for seat, data, rid in played.messages:
             link = links[seat]
             if not rid:
-                await link.send(data)
+                if not requests_only:
+                    await link.send(data)
                 continue
             start = loop.time()
             if depth <= 1:
