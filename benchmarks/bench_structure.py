@@ -23,7 +23,9 @@ from that seat. Then, cumulatively:
 
 A level named ``LEVEL-tcp`` (e.g. ``--levels bare,bare-tcp``) is that level with the bots
 unsandboxed, connected over TCP on 127.0.0.1 as the echo is; ``LEVEL-requests`` writes the
-requests alone (the bot needs nothing else), one message per decision as the echo writes.
+requests alone (the bot needs nothing else), one message per decision as the echo writes;
+``bare-onebot`` sends every message, both seats', to the bot of seat 0 (one stream, as the
+echo), the other bot idle.
 
 Each level runs in a fresh process, and is measured as bench_referee.py measures the referee:
 the process's CPU over the whole run (grpc's threads included) divided by the decisions, and
@@ -87,6 +89,8 @@ ADDS = {
 }
 ADDS.update({f"{name}-tcp": f"{name}, bots unsandboxed over TCP" for name in LEVELS})
 ADDS.update({f"{name}-requests": f"{name}, the requests alone" for name in LEVELS})
+ADDS["bare-onebot"] = "bare, every message to one bot"
+ADDS["bare-requests-onebot"] = "bare, the requests alone, to one bot"
 
 
 @dataclass
@@ -163,7 +167,9 @@ async def skeleton(level: str, matches: list[Recorded], out: Path) -> dict[str, 
     name, *variants = level.split("-")
     sandbox = SandboxSettings(mode="none") if "tcp" in variants else br.OPTIONS.sandbox
     requests_only = "requests" in variants
+    one_bot = "onebot" in variants  # every message to seat 0's bot (the bare level only)
     depth = LEVELS.index(name)
+    assert not one_bot or depth == 0, "onebot is a variant of the bare level"
     if depth <= 1:
         BotLink.serve = _bare_serve  # type: ignore[method-assign]
     loop = asyncio.get_running_loop()
@@ -191,7 +197,7 @@ async def skeleton(level: str, matches: list[Recorded], out: Path) -> dict[str, 
         log = ReplayLogWriter(out / f"m{k}.jsonl") if depth >= 4 else None
         lines = iter(played.lines)
         for seat, data, rid in played.messages:
-            link = links[seat]
+            link = links[0 if one_bot else seat]
             if not rid:
                 if not requests_only:
                     await link.send(data)
@@ -428,8 +434,9 @@ def main() -> None:
         f"{args.rounds} rounds of {args.matches} matches ({decisions} decisions) per level, "
         f"and of {args.exchanges} echo exchanges; medians over the rounds"
     )
+    width = max(8, *(len(name) + 1 for name in levels))
     header = (
-        f"{'level':<8}{'what it adds':<50}{'CPU µs':>8}{'adds':>6}{'× echo':>8}"
+        f"{'level':<{width}}{'what it adds':<50}{'CPU µs':>8}{'adds':>6}{'× echo':>8}"
         f"{'RT µs':>7}{'RT-bot':>8}{'adds':>6}{'× echo':>8}"
     )
     print(header)
@@ -444,12 +451,12 @@ def main() -> None:
         adds_cpu = f"{cpu - before[0]:+.0f}" if before else ""
         adds_rt = f"{net - before[1]:+.0f}" if before else ""
         print(
-            f"{name:<8}{ADDS[name]:<50}{cpu:>8.0f}{adds_cpu:>6}{cpu_ratio:>8.2f}"
+            f"{name:<{width}}{ADDS[name]:<50}{cpu:>8.0f}{adds_cpu:>6}{cpu_ratio:>8.2f}"
             f"{br.median_of(r, 'rt_us'):>7.0f}{net:>8.0f}{adds_rt:>6}{rt_ratio:>8.2f}"
         )
         before = (cpu, net)
     print(
-        f"{'echo':<8}{'raw grpc.aio echo, TCP (bench_referee.py)':<50}{echo_cpu:>8.0f}"
+        f"{'echo':<{width}}{'raw grpc.aio echo, TCP (bench_referee.py)':<50}{echo_cpu:>8.0f}"
         f"{'':>6}{1:>8.2f}{echo_rt:>7.0f}{echo_rt:>8.0f}{'':>6}{1:>8.2f}"
     )
     print("(RT-bot: the round trip less the bot's own compute; × echo: median of per-round ratios)")
@@ -459,7 +466,7 @@ def main() -> None:
         r = rounds[name]
         if "play_cpu_us" in r[0]:
             play, main = br.median_of(r, "play_cpu_us"), br.median_of(r, "main_cpu_us")
-            print(f"  {name:<8}{play:>6.0f} µs, of which the main thread {main:>4.0f} µs")
+            print(f"  {name:<{width}}{play:>6.0f} µs, of which the main thread {main:>4.0f} µs")
 
 
 if __name__ == "__main__":
