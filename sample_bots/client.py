@@ -36,6 +36,8 @@ or malformed; 130 interrupted.
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import os
 import queue
 import re
@@ -73,6 +75,7 @@ __all__ = [
     "message_events",
     "pb",
     "play",
+    "play_async",
     "run_bot",
     "top_discard",
     "wire_card",
@@ -137,15 +140,17 @@ class BotConfig:
             root_certificates=ca, private_key=key, certificate_chain=cert
         )
 
-    def channel(self) -> Any:
-        """A channel to the referee: TLS when a CA is given, else plain text."""
+    def channel(self, aio: bool = False) -> Any:
+        """A channel to the referee: TLS when a CA is given, else plain text; with ``aio`` a
+        ``grpc.aio`` channel (made inside the event loop that uses it)."""
         creds = self.credentials()
+        api = grpc.aio if aio else grpc
         if creds is None:
-            return grpc.insecure_channel(self.address)
+            return api.insecure_channel(self.address)
         options = []
         if self.server_name:
             options.append(("grpc.ssl_target_name_override", self.server_name))
-        return grpc.secure_channel(self.address, creds, options=options)
+        return api.secure_channel(self.address, creds, options=options)
 
 
 def _read_pem(variable: str, path: str, what: str, mark: bytes) -> bytes:
@@ -414,6 +419,69 @@ def play(
     return EXIT_OK
 
 
+async def play_async(
+    channel: Any,
+    decide: Decide,
+    hello: pb.Hello,
+    *,
+    on_message: OnMessage | None = None,
+    max_matches: int | None = None,
+    connect_timeout: float | None = 10.0,
+    wait_for_ready: bool = True,
+    err: TextIO | None = None,
+) -> int:
+    """:func:`play` over a ``grpc.aio.Channel``: the same loop, arguments and exit codes.
+
+    Each message is read and each reply written by the event loop's own ``read()`` and
+    ``write()``, so a reply leaves as soon as ``decide`` returns, where :func:`play` hands it
+    to a queue that grpc's thread drains (benchmarks/bench_referee.py measured the difference:
+    docs/referee.md). ``decide`` runs in the event loop: streams of one loop take turns.
+    """
+    err = sys.stderr if err is None else err
+    name = hello.bot_name or "bot"
+    stub = pb_grpc.RefereeStub(channel)  # type: ignore[no-untyped-call]
+    call = stub.Play(wait_for_ready=wait_for_ready)
+    matches = 0
+    try:
+        try:
+            async with asyncio.timeout(connect_timeout):
+                await call.write(pb.BotMessage(hello=hello))
+                message = await call.read()
+        except TimeoutError:
+            call.cancel()
+            print(f"{name}: no answer from the referee within {connect_timeout:g} s", file=err)
+            return EXIT_ERROR
+        while message is not grpc.aio.EOF:
+            if on_message is not None:
+                on_message(message)
+            kind = message.WhichOneof("kind")
+            if kind == "decision_request":
+                request = message.decision_request
+                reply = pb.ActionReply(request_id=request.request_id, action=decide(request))
+                # If the stream ended meanwhile, the next read says how.
+                with contextlib.suppress(grpc.RpcError, asyncio.InvalidStateError):
+                    await call.write(pb.BotMessage(action_reply=reply))
+            elif kind == "fault":
+                print(f"{name}: {format_fault(message.fault)}", file=err, flush=True)
+            elif kind == "match_end":
+                matches += 1
+                if max_matches is not None and matches == max_matches:
+                    await call.done_writing()
+            message = await call.read()
+    except grpc.RpcError as exc:
+        code, details = exc.code(), exc.details()
+        status = code.name if code is not None else "ERROR"
+        print(f"{name}: the referee ended the stream: {status}: {details}", file=err, flush=True)
+        return EXIT_ERROR
+    except Exception:
+        # A bug in the bot: say so and leave; the referee records the disconnection.
+        print(f"{name}: the bot raised an exception; leaving the stream", file=err)
+        traceback.print_exc(file=err)
+        call.cancel()
+        return EXIT_ERROR
+    return EXIT_OK
+
+
 def run_bot(
     decide: Decide,
     name: str,
@@ -438,65 +506,39 @@ def run_bot(
         protocol_version=PROTOCOL_VERSION,
         concurrent_matches=config.matches if config.matches > 1 else 0,
     )
-    try:
-        channel = config.channel()
-    except ConfigError as exc:
-        print(f"{name}: {exc}", file=sys.stderr)
-        return EXIT_CONFIG
     # A referee that starts the bot listens before it does, so a plain-text bot waits for the
     # connection; over TLS (a hosted referee, already up) a failed handshake is reported at once.
     wait = config.ca_cert is None
-    try:
-        if config.matches == 1:
-            return play(
-                channel,
-                decide,
-                hello,
-                on_message=on_message,
-                max_matches=max_matches,
-                connect_timeout=connect_timeout,
-                wait_for_ready=wait,
-            )
-        # One stream per match at once, over one channel, each in a thread of its own; one
-        # call of ``decide`` or ``on_message`` at a time, as in every language's client, so
-        # that a bot's state needs no lock (messages of the streams interleave: a bot that
+
+    async def streams(config: BotConfig) -> int:
+        # One stream per match at once (GINREF_MATCHES), over one channel in one event loop:
+        # ``decide`` and ``on_message`` are called one at a time, as in every language's client,
+        # so that a bot's state needs no lock (messages of the streams interleave: a bot that
         # keeps state per match keys it by match_id).
-        codes: list[int] = []
-        one_at_a_time = threading.Lock()
-
-        def serial_decide(request: pb.DecisionRequest) -> pb.Action:
-            with one_at_a_time:
-                return decide(request)
-
-        serial_message: OnMessage | None = None
-        if on_message is not None:
-            seen = on_message
-
-            def serial_message(message: pb.RefereeMessage) -> None:
-                with one_at_a_time:
-                    seen(message)
-
-        def stream() -> None:
-            codes.append(
-                play(
-                    channel,
-                    serial_decide,
-                    hello,
-                    on_message=serial_message,
-                    max_matches=max_matches,
-                    connect_timeout=connect_timeout,
-                    wait_for_ready=wait,
+        async with config.channel(aio=True) as channel:
+            codes = await asyncio.gather(
+                *(
+                    play_async(
+                        channel,
+                        decide,
+                        hello,
+                        on_message=on_message,
+                        max_matches=max_matches,
+                        connect_timeout=connect_timeout,
+                        wait_for_ready=wait,
+                    )
+                    for _ in range(config.matches)
                 )
             )
+        return max(codes)
 
-        threads = [threading.Thread(target=stream, daemon=True) for _ in range(config.matches)]
-        for thread in threads:
-            thread.start()
-        for thread in threads:
-            thread.join()
-        return max(codes, default=EXIT_ERROR)
-    finally:
-        channel.close()
+    try:
+        return asyncio.run(streams(config))
+    except ConfigError as exc:  # the TLS files are read as the channel is made
+        print(f"{name}: {exc}", file=sys.stderr)
+        return EXIT_CONFIG
+    except KeyboardInterrupt:
+        return EXIT_INTERRUPTED
 
 
 def bot_main(

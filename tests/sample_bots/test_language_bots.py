@@ -445,8 +445,7 @@ def test_javascript_checks_the_deal_from_the_protos_fields_alone(
     if order == "seat0_first":
         # Two seeded random bots: each loses hands, so each deals some (the loser deals).
         lineup = tuple(
-            BotSpec(bot.command, f"random-{k}", env=(("GINREF_BOT_SEED", str(k)),))
-            for k in (1, 2)
+            BotSpec(bot.command, f"random-{k}", env=(("GINREF_BOT_SEED", str(k)),)) for k in (1, 2)
         )
     series = asyncio.run(run_series_async(lineup, rules, [99], tmp_path, OPTIONS, on_send=keep))
     assert_clean(series.matches[0])

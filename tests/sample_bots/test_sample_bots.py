@@ -10,6 +10,7 @@ a short script, so no real referee is needed.
 
 from __future__ import annotations
 
+import asyncio
 import os
 import subprocess
 import sys
@@ -52,6 +53,8 @@ from sample_bots.client import (
     hand_mask,
     knock_action,
     message_events,
+    play,
+    play_async,
     run_bot,
     top_discard,
     wire_card,
@@ -620,6 +623,30 @@ def test_run_bot_plays_the_stream_and_reports_faults(
     ]
     err = capsys.readouterr().err
     assert "greedy-bot: fault ILLEGAL_ACTION (R4.1) on request 1: pretend fault" in err
+
+
+def test_play_and_play_async_answer_alike_over_their_own_channels(
+    fake_referee: tuple[FakeReferee, str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    # run_bot plays over a grpc.aio channel (play_async); play, for a grpc.Channel a bot opened
+    # itself, is the same loop with grpc's own threads.
+    referee, address = fake_referee
+    referee.fault_first = True
+    hello = pb.Hello(token=TOKEN, bot_name="g", protocol_version=1)
+    with grpc.insecure_channel(address) as channel:
+        assert play(channel, greedy_bot.decide, hello) == EXIT_OK
+    by_play = list(referee.replies)
+
+    async def aio() -> int:
+        async with grpc.aio.insecure_channel(address) as channel:
+            return await play_async(channel, greedy_bot.decide, hello)
+
+    assert asyncio.run(aio()) == EXIT_OK
+    assert referee.hellos == [hello, hello]
+    assert len(by_play) == 3
+    assert referee.replies == by_play + by_play
+    err = capsys.readouterr().err
+    assert err.count("g: fault ILLEGAL_ACTION (R4.1) on request 1: pretend fault") == 2
 
 
 def test_run_bot_sees_every_message_and_stays_for_a_series(
