@@ -15,6 +15,7 @@ import fcntl
 import json
 import os
 import subprocess
+import time
 from pathlib import Path
 from types import TracebackType
 from typing import Any
@@ -35,6 +36,8 @@ HEADLESS = (
 ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts"
 # Far beyond what loading a local page or a few timer ticks takes on a loaded machine.
 TIMEOUT_S = 60.0
+# What the browser says when the page an expression ran in went away (a navigation)
+NAVIGATED = ("Inspected target navigated or closed", "Execution context was destroyed")
 
 
 def _above_4(fd: int) -> int:
@@ -156,15 +159,27 @@ class Browser:
         return result["result"].get("value")
 
     def wait_for(self, condition: str, timeout: float = TIMEOUT_S) -> None:
-        """Wait, inside the page, until ``condition`` is true; fail after ``timeout`` s."""
-        done = self.js(
-            "new Promise(resolve => { const t0 = Date.now(); (function check() {"
-            f" let ok = false; try {{ ok = !!({condition}); }} catch (e) {{}}"
-            f" if (ok) resolve(true); else if (Date.now() - t0 > {timeout * 1000}) resolve(false);"
-            " else setTimeout(check, 20); })(); })"
-        )
-        if not done:
-            raise BrowserError(f"not true after {timeout:g} s: {condition}")
+        """Wait, inside the page, until ``condition`` is true; fail after ``timeout`` s.
+
+        A navigation (a link just clicked) destroys the page the wait runs in: the wait starts
+        again in the new page, within the same deadline."""
+        deadline = time.monotonic() + timeout
+        while True:
+            left = max(0.0, deadline - time.monotonic())
+            try:
+                done = self.js(
+                    "new Promise(resolve => { const t0 = Date.now(); (function check() {"
+                    f" let ok = false; try {{ ok = !!({condition}); }} catch (e) {{}}"
+                    f" if (ok) resolve(true); else if (Date.now() - t0 > {left * 1000})"
+                    " resolve(false); else setTimeout(check, 20); })(); })"
+                )
+            except BrowserError as exc:
+                if not any(m in str(exc) for m in NAVIGATED) or time.monotonic() > deadline:
+                    raise
+                continue
+            if not done:
+                raise BrowserError(f"not true after {timeout:g} s: {condition}")
+            return
 
     def click(self, selector: str) -> None:
         """Press the element ``selector`` as a pointer would, at its centre."""
