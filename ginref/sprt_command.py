@@ -12,7 +12,7 @@ import shlex
 
 import click
 
-from ginref.options import confine, referee_options, workers_option
+from ginref.options import confine, progress_options, referee_options, workers_option
 from ginref.tournament_command import play_and_report
 from referee.bots.limits import Limits
 from referee.bots.sandbox import SandboxSettings
@@ -140,13 +140,7 @@ def paired_rules(profile: str, overrides: dict[str, str], duplicate: bool) -> Ov
     show_default=True,
     help="The test's directory (journal, logs, report). The same directory resumes the test.",
 )
-@click.option(
-    "--progress/--no-progress",
-    default=None,
-    help="Live progress display. Default: on when stdout is a terminal; otherwise one line "
-    "per match.",
-)
-@click.option("-q", "--quiet", is_flag=True, help="Print only the final report.")
+@progress_options
 def sprt_command(
     bot_new: str,
     bot_old: str,
