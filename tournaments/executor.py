@@ -15,6 +15,7 @@ referee's outcome (:func:`~tournaments.records.record_from_outcome`), not from t
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -33,6 +34,24 @@ from tournaments.schedule import Job, MatchSpec
 
 # Called with each finished match; returns whether to go on with the job.
 OnMatch = Callable[[MatchRecord], bool]
+
+
+def cores() -> int:
+    """The number of cores this process may use."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # pragma: no cover (not Linux)
+        return max(1, os.cpu_count() or 1)
+
+
+def refuse_remote(
+    config: TournamentConfig, run_it: str = "run this tournament with 'ginref serve'"
+) -> None:
+    """A :class:`ConfigError` if the tournament has remote bots: only a hosted referee's
+    lobby takes them."""
+    remote = [b.name for b in config.bots if b.remote]
+    if remote:
+        raise ConfigError(f"{', '.join(remote)}: remote bots connect to a hosted referee; {run_it}")
 
 
 class JobLost(GinRefError):
@@ -69,6 +88,7 @@ class LocalExecutor:
     def __init__(
         self, config: TournamentConfig, root: Path, confinement: Confinement | None = None
     ) -> None:
+        self.config = config
         self.rules = config.rules
         self.options = config.options
         self.root = root
@@ -84,11 +104,8 @@ class LocalExecutor:
 
     async def start(self) -> None:
         """Check the sandbox can be built; start the shared referee server."""
-        if self.remote and self.lobby is None:
-            raise ConfigError(
-                f"{', '.join(self.remote)}: remote bots connect to a hosted referee; "
-                "run this tournament with 'ginref serve'"
-            )
+        if self.lobby is None:
+            refuse_remote(self.config)
         if self.confinement is None:
             # Before any match: a bot whose view would hold the results is the file's mistake.
             self.confinement = Confinement.prepare(

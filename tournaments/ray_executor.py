@@ -41,7 +41,7 @@ from referee.bots.confine import Confinement
 from referee.check import BotCheck
 from referee.errors import ConfigError, GinRefError
 from tournaments.config import TournamentConfig
-from tournaments.executor import LocalExecutor, OnMatch
+from tournaments.executor import LocalExecutor, OnMatch, refuse_remote
 from tournaments.records import MatchRecord
 from tournaments.schedule import Job, MatchSpec
 
@@ -268,7 +268,6 @@ class RayExecutor:
         self.on_lost = on_lost  # told, in one line, of each task lost and played again
         self.root = root
         self.address = address
-        self.remote = [b.name for b in config.bots if b.remote]
         # What no bot may see on any node: the tournament's directory and files.
         self.protected = [str(p.resolve()) for p in (root, *config.inputs)]
         self.ray: Any = None
@@ -280,11 +279,9 @@ class RayExecutor:
 
     async def start(self) -> None:
         """Connect to the cluster (or start a local one); one line if that cannot be done."""
-        if self.remote:
-            raise ConfigError(
-                f"{', '.join(self.remote)}: remote bots connect to a hosted referee; "
-                "run this tournament with 'ginref serve' (without --executor ray)"
-            )
+        refuse_remote(
+            self.config, "run this tournament with 'ginref serve' (without --executor ray)"
+        )
         ray = import_ray()
         self.ray = ray
         if not ray.is_initialized():
@@ -305,9 +302,7 @@ class RayExecutor:
                 try:  # a cluster already running on this machine
                     ray.init(address="auto", logging_level="ERROR", log_to_driver=False)
                 except ConnectionError:
-                    ray.init(
-                        logging_level="ERROR", log_to_driver=False, include_dashboard=False
-                    )
+                    ray.init(logging_level="ERROR", log_to_driver=False, include_dashboard=False)
         except (ConnectionError, RuntimeError, ValueError) as exc:
             where = address or "this machine"
             first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
@@ -362,8 +357,10 @@ class RayExecutor:
                 line = f"job {job.key} lost on the Ray cluster ({_line(exc)})"
                 self.lost.append(line)
                 if attempt < self.attempts and self.on_lost is not None:
-                    self.on_lost(f"{line}; its {len(left) - delivered_now(delivered, left)} "
-                                 "matches not delivered are played again")
+                    self.on_lost(
+                        f"{line}; its {len(left) - delivered_now(delivered, left)} "
+                        "matches not delivered are played again"
+                    )
                 if attempt == self.attempts:
                     raise GinRefError(
                         f"job {job.key} was lost {attempt} times on the Ray cluster; "

@@ -17,7 +17,6 @@ by :mod:`tournaments.standings`.
 from __future__ import annotations
 
 import asyncio
-import os
 import time
 from collections import deque
 from collections.abc import Callable
@@ -29,7 +28,7 @@ from referee.bots.confine import Confinement
 from referee.check import BotCheck
 from referee.errors import GinRefError
 from tournaments.config import TournamentConfig
-from tournaments.executor import Executor, JobLost, LocalExecutor
+from tournaments.executor import Executor, JobLost, LocalExecutor, cores
 from tournaments.journal import Journal, open_journal
 from tournaments.records import GONE, MatchRecord
 from tournaments.schedule import Job, MatchSpec, build_schedule, deal_key, make_jobs
@@ -131,10 +130,7 @@ def make_executor(
 
 def default_concurrency() -> int:
     """The number of cores this process may use."""
-    try:
-        return max(1, len(os.sched_getaffinity(0)))
-    except AttributeError:  # pragma: no cover (not Linux)
-        return max(1, os.cpu_count() or 1)
+    return cores()
 
 
 class TournamentRunner:

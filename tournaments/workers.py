@@ -33,7 +33,7 @@ from referee.bots.confine import Confinement
 from referee.check import BotCheck
 from referee.errors import ConfigError, GinRefError
 from tournaments.config import TournamentConfig
-from tournaments.executor import JobLost, OnMatch
+from tournaments.executor import JobLost, OnMatch, cores, refuse_remote
 from tournaments.schedule import Job
 from tournaments.worker_process import frame, read_frame
 
@@ -89,11 +89,7 @@ class _Worker:
 
 def default_workers(lanes: int) -> int:
     """The number of cores, never more than the jobs at once."""
-    try:
-        cores = len(os.sched_getaffinity(0))
-    except AttributeError:  # pragma: no cover (not Linux)
-        cores = os.cpu_count() or 1
-    return max(1, min(cores, lanes))
+    return max(1, min(cores(), lanes))
 
 
 class WorkerExecutor:
@@ -124,12 +120,7 @@ class WorkerExecutor:
 
     async def start(self) -> None:
         """Check the sandbox here (one clear error, before any process); start the workers."""
-        remote = [b.name for b in self.config.bots if b.remote]
-        if remote:
-            raise ConfigError(
-                f"{', '.join(remote)}: remote bots connect to a hosted referee; "
-                "run this tournament with 'ginref serve'"
-            )
+        refuse_remote(self.config)
         if self.confinement is None:
             self.confinement = Confinement.prepare(
                 self.config.options.sandbox,
