@@ -31,7 +31,7 @@ from tournaments.config import TournamentConfig
 from tournaments.executor import Executor, JobLost, LocalExecutor, cores
 from tournaments.journal import Journal, open_journal
 from tournaments.records import GONE, MatchRecord
-from tournaments.schedule import Job, MatchSpec, build_schedule, deal_key, make_jobs
+from tournaments.schedule import Job, MatchSpec, build_schedule, clash, deal_key, make_jobs
 from tournaments.sprt_run import CHUNK, SprtMonitor
 from tournaments.workers import WorkerExecutor, default_workers
 
@@ -391,9 +391,21 @@ class TournamentRunner:
 
             return commit
 
+        # A job ended (or was put back): a lane waiting for a job it may play looks again.
+        changed = asyncio.Event()
+
         async def lane() -> None:
             while jobs and not self.halting:
-                job = jobs.popleft()
+                # The next job in order that shares no deal and bot with one in play (clash):
+                # no bot ever plays one deal twice at once. When every job left clashes, the
+                # lane waits for one in play to end.
+                in_play = list(running.values())
+                job = next((j for j in jobs if not any(clash(j, r) for r in in_play)), None)
+                if job is None:
+                    changed.clear()
+                    await changed.wait()
+                    continue
+                jobs.remove(job)
                 task = asyncio.current_task()
                 assert task is not None
                 running[task] = job
@@ -410,6 +422,7 @@ class TournamentRunner:
                     raise
                 finally:
                     del running[task]
+                    changed.set()
                     if any(m.key not in self.finished for m in job.matches):
                         self.clean(self.job_directory(job))
                     progress()
@@ -424,6 +437,7 @@ class TournamentRunner:
                     raise GinRefError(f"the executor ended job {job.key} without a result")
                 if left and not self.halting:
                     jobs.extendleft(reversed(make_jobs(left, keep=job.keep)))
+                    changed.set()
 
         status = "failed"
         try:

@@ -82,6 +82,17 @@ class Job:
         return self.matches[0].seats
 
 
+def clash(a: Job, b: Job) -> bool:
+    """Whether two jobs must not be played at once: a bot of both would play the same deal
+    (the same seed) in each, and its two instances could tell each other the cards its
+    opponents hold in the other match (docs/security.md)."""
+    for one in a.matches:
+        for other in b.matches:
+            if one.seed == other.seed and not set(one.seats).isdisjoint(other.seats):
+                return True
+    return False
+
+
 def pairings(config: TournamentConfig) -> list[tuple[str, ...]]:
     """The pairings of one round (pairs of bots or of teams, or triples of bots), in the
     order of the file."""

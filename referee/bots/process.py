@@ -34,8 +34,8 @@ from referee.bots.sandbox import (
     bot_dirs,
     check_dirs,
     sandbox_environment,
-    seccomp_filter,
 )
+from referee.bots.seccomp import seccomp_filter
 from referee.bots.spec import ENV_ADDRESS, ENV_SEAT, ENV_TOKEN, BotSpec
 from referee.bots.watch import POLL_INTERVAL, GroupWatch, Guard
 from referee.errors import ConfigError

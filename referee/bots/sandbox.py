@@ -31,12 +31,10 @@ Each sandboxed bot is started as (docs/security.md)::
 from __future__ import annotations
 
 import contextlib
-import errno
 import fcntl
 import importlib.util
 import os
 import shutil
-import struct
 import subprocess
 import sys
 from collections.abc import Iterable, Mapping, Sequence
@@ -188,43 +186,6 @@ class UidLease:
         if self._handle is not None:
             self._handle.close()
             self._handle = None
-
-
-# A seccomp filter against new namespaces (classic BPF over struct seccomp_data): a bot runs
-# without capabilities, and a user namespace of its own would give it a full set there, and
-# with it much more of the kernel to attack. unshare and setns fail with EPERM, clone with
-# CLONE_NEWUSER too, and clone3 (whose flags a filter cannot read) with ENOSYS, which makes the C
-# library fall back to clone. Other architectures run without it.
-_AUDIT_ARCH = {"x86_64": 0xC000003E, "aarch64": 0xC00000B7}
-# (unshare, setns, clone, clone3) system call numbers
-_NR = {"x86_64": (272, 308, 56, 435), "aarch64": (97, 268, 220, 435)}
-_CLONE_NEWUSER = 0x10000000
-_RET_ALLOW = 0x7FFF0000
-_RET_ERRNO = 0x00050000
-
-
-def seccomp_filter() -> bytes | None:
-    """The compiled filter for this machine's architecture, as ``bwrap --seccomp`` reads it."""
-    machine = os.uname().machine
-    if machine not in _AUDIT_ARCH:
-        return None
-    unshare, setns, clone, clone3 = _NR[machine]
-    ld, jeq, jset, ret = 0x20, 0x15, 0x45, 0x06
-    program = [
-        (ld, 0, 0, 4),  # 0: A = arch
-        (jeq, 0, 7, _AUDIT_ARCH[machine]),  # 1: another ABI: allow (9)
-        (ld, 0, 0, 0),  # 2: A = the system call's number
-        (jeq, 6, 0, unshare),  # 3: -> 10 EPERM
-        (jeq, 5, 0, setns),  # 4: -> 10 EPERM
-        (jeq, 5, 0, clone3),  # 5: -> 11 ENOSYS
-        (jeq, 0, 2, clone),  # 6: not clone: allow (9)
-        (ld, 0, 0, 16),  # 7: A = the low half of its flags (args[0])
-        (jset, 1, 0, _CLONE_NEWUSER),  # 8: a new user namespace -> 10 EPERM, else allow
-        (ret, 0, 0, _RET_ALLOW),  # 9
-        (ret, 0, 0, _RET_ERRNO | errno.EPERM),  # 10
-        (ret, 0, 0, _RET_ERRNO | errno.ENOSYS),  # 11
-    ]
-    return b"".join(struct.pack("<HBBI", *insn) for insn in program)
 
 
 def _namespace_args() -> list[str]:
