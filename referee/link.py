@@ -26,11 +26,15 @@ OnInvalid = Callable[[str, float], None]
 class SeatLink(Protocol):
     """A welcomed bot's stream: send to it; hear from it through the three callbacks.
 
-    ``on_message(message, arrival_time)`` for every message the bot sends (the clock's time at
-    arrival); ``on_lost(reason, half_closed)`` once, when the stream ends from the bot's side;
-    ``on_invalid(reason, arrival_time)`` for a message that could not be read. ``lost`` is why
-    the stream ended (None while it is open); after a clean half-close (``half_closed``) the bot
-    can still read what the referee sends.
+    ``on_message(message, arrival_time)`` for every message the bot sends (the arrival on the
+    link's clock); ``on_lost(reason, half_closed)`` once, when the stream ends from the bot's
+    side; ``on_invalid(reason, arrival_time)`` for a message that could not be read. ``lost`` is
+    why the stream ended (None while it is open); after a clean half-close (``half_closed``) the
+    bot can still read what the referee sends.
+
+    The link's clock is the machine's monotonic clock (the event loop's), read where the link
+    meets the bot: for a sandboxed bot, in its relay process, so that the referee's own load
+    never counts as the bot's time.
     """
 
     name: str
@@ -41,12 +45,26 @@ class SeatLink(Protocol):
     on_lost: OnLost
     on_invalid: OnInvalid
 
-    async def send(self, message: pb.RefereeMessage | bytes) -> None:
-        """Write one message, or one already serialized (the session writes its requests that
-        way, :mod:`referee.frames`), or raise :class:`referee.errors.DisconnectedError`."""
+    def send(self, message: pb.RefereeMessage | bytes) -> None:
+        """Queue one message, or one already serialized, for the bot; never waits (what the bot
+        has not read yet waits in the link, which cuts a bot that leaves too much unread).
+        Raises :class:`referee.errors.DisconnectedError` when the stream is gone."""
+
+    def ask(self, request: bytes) -> int:
+        """Queue a DecisionRequest as :meth:`send` does, and start the bot's clock for it;
+        return the request's number for :meth:`started`."""
+
+    def started(self, number: int) -> float:
+        """When the bot's side had request ``number``, on the link's clock (a link that learns
+        it later gives its best estimate until then: when the request was queued)."""
+
+    async def settle(self) -> float:
+        """The link's clock now, once every message its side has received from the bot has
+        reached ``on_message``; raises :class:`referee.errors.DisconnectedError` if the link
+        cannot tell (its side is gone)."""
 
     def close(self) -> None:
-        """End the stream (the referee's side)."""
+        """End the stream (the referee's side), once what is queued is written."""
 
 
 class BotHandle(Protocol):

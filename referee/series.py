@@ -284,7 +284,9 @@ async def launch(process: BotProcess, ticket: SeatTicket, server: RefereeServer,
     try:
         socket = process.prepare()
         if socket is not None:
-            await server.listen_unix(ticket, socket, process.uid)
+            await server.listen_unix(ticket, socket, process.uid, process.relay_cgroups())
+            if ticket.relay is not None:
+                process.helpers.append(ticket.relay.stop)
     except ConfigError as exc:
         process.start_error = f"cannot sandbox {process.spec.name}: {exc}"
         return
@@ -319,11 +321,13 @@ async def _launch_and_connect(
         if proc.start_error is not None:
             conn.gone = Fault(0, FaultKind.NOT_CONNECTED, CONDUCT_RULE, proc.start_error)
             return
-        waiting: set[asyncio.Future[Any]] = {ticket.connected, proc.exited}
+        waiting: set[asyncio.Future[Any]] = {ticket.connected, proc.exited, ticket.abused}
         await asyncio.wait(
             waiting, timeout=options.connect_timeout, return_when=asyncio.FIRST_COMPLETED
         )
-        if ticket.connected.done():
+        if ticket.abused.done() and not ticket.connected.done():
+            conn.gone = Fault(0, FaultKind.PROTOCOL_ERROR, CONDUCT_RULE, ticket.abused.result())
+        elif ticket.connected.done():
             conn.attach(ticket.connected.result())
             session = current()
             if session is not None:

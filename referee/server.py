@@ -29,10 +29,9 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import os
 import resource
 import secrets
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -43,7 +42,10 @@ from grpc_reflection.v1alpha import reflection  # type: ignore[import-untyped]
 from referee.bots.limits import DEFAULT_MESSAGE, GRPC_HARD_LIMIT
 from referee.errors import ConfigError
 from referee.faults import CONDUCT_RULE
+from referee.link import SeatLink
 from referee.lobby import Lobby
+from referee.relay import server_options
+from referee.relay_link import RelayLink, SeatRelay
 from referee.tls import TlsFiles
 from referee.transport import BotLink, InvalidMessage, parse_bot_message
 from referee.version import REFEREE_VERSION
@@ -77,17 +79,20 @@ def raise_open_files() -> int:
 class SeatTicket:
     """A seat waiting for its bot: the token, and the link once the bot is welcomed.
 
-    A sandboxed bot's ticket has a listener of its own (:meth:`RefereeServer.listen_unix`):
-    its token is accepted there and nowhere else.
+    A sandboxed bot's ticket has a relay of its own (:meth:`RefereeServer.listen_unix`): its
+    token is accepted there and nowhere else. ``abused`` is set to why its relay gave the seat
+    up, should the bot abuse the wire before it is welcomed.
     """
 
     def __init__(self, label: str) -> None:
         self.label = label
         self.token = secrets.token_urlsafe(24)
-        self.link: BotLink | None = None
-        self.connected: asyncio.Future[BotLink] = asyncio.get_running_loop().create_future()
+        self.link: SeatLink | None = None
+        loop = asyncio.get_running_loop()
+        self.connected: asyncio.Future[SeatLink] = loop.create_future()
+        self.abused: asyncio.Future[str] = loop.create_future()
         self.on_rejected: OnRejected | None = None
-        self.listener: Any = None  # the seat's own grpc server, if it has one
+        self.relay: SeatRelay | None = None  # the seat's own listener, if it has one
         self.socket: Path | None = None
 
 
@@ -136,22 +141,23 @@ class RefereeServer:
         """``host:port`` to give the bots started outside a sandbox."""
         return f"{self._host}:{self.port}"
 
-    def _new_server(self, ticket: SeatTicket | None, connections: int) -> Any:
-        hard_limit = max(GRPC_HARD_LIMIT, 2 * self.max_message_bytes)
-        timeout_ms = max(1, round(self._hello_timeout * 1000))
-        options = [
-            ("grpc.max_receive_message_length", hard_limit),
-            ("grpc.so_reuseport", 0),
-            ("grpc.max_allowed_incoming_connections", connections),
-            ("grpc.server_handshake_timeout_ms", timeout_ms),
-        ]
-        server = grpc.aio.server(
-            options=options, maximum_concurrent_rpcs=None if ticket is None else connections
+    def _new_server(self) -> Any:
+        # The same limits as a seat's relay (referee.relay.server_options), with a remote bot's
+        # streams at once on one connection, and room for a health check beside them.
+        streams = (self.lobby.max_streams if self.lobby is not None else 1) + 2
+        options = server_options(
+            {
+                "hello_timeout": self._hello_timeout,
+                "connections": self.max_connections,
+                "max_receive": max(GRPC_HARD_LIMIT, 2 * self.max_message_bytes),
+            },
+            streams,
         )
+        server = grpc.aio.server(options=options)
         limit = self.max_message_bytes
         handlers = {
             "Play": grpc.stream_stream_rpc_method_handler(
-                _Servicer(self, ticket).Play,
+                _Servicer(self).Play,
                 request_deserializer=lambda data: parse_bot_message(data, limit),
                 # None: the link writes bytes, serialized once (requests straight from their
                 # cached parts, referee.frames), so grpc does not serialize them again.
@@ -168,7 +174,7 @@ class RefereeServer:
         """Start serving (TCP too, unless ``tcp`` is off); return :attr:`address`."""
         if not self.tcp:
             return ""
-        server = self._new_server(None, self.max_connections)
+        server = self._new_server()
         health_servicer = health.aio.HealthServicer()
         health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
         for name in ("", SERVICE_NAME):
@@ -194,7 +200,7 @@ class RefereeServer:
     async def stop(self, grace: float | None = 1.0) -> None:
         """Stop serving; open streams end with UNAVAILABLE after ``grace`` seconds."""
         for ticket in list(self._listeners):
-            await self.close_seat(ticket, grace)
+            await self.close_seat(ticket)
         if self._server is not None:
             await self._server.stop(grace)
             self._server = None
@@ -205,38 +211,95 @@ class RefereeServer:
         self._tickets[ticket.token] = ticket
         return ticket
 
-    async def listen_unix(self, ticket: SeatTicket, path: Path, uid: int | None = None) -> None:
-        """Give ``ticket`` a listener of its own on the Unix socket ``path`` (owned by ``uid``,
-        which alone may connect); its token is then refused everywhere else."""
-        server = self._new_server(ticket, PER_SEAT_CONNECTIONS)
-        if server.add_insecure_port(f"unix:{path}") == 0:
-            raise ConfigError(f"cannot listen on the Unix socket {path}")
-        await server.start()
-        ticket.listener = server
+    async def listen_unix(
+        self,
+        ticket: SeatTicket,
+        path: Path,
+        uid: int | None = None,
+        cgroups: Sequence[Path] = (),
+    ) -> None:
+        """Give ``ticket`` a listener of its own on the Unix socket ``path``: a relay process
+        (:mod:`referee.relay`) under ``uid``, which alone may connect, in the bot's CPU groups
+        ``cgroups``; its token is then refused everywhere else."""
+        relay = SeatRelay(ticket.label, lambda relay, first: self._judge(ticket, relay, first))
+
+        def abused(reason: str) -> None:
+            if not ticket.abused.done():
+                ticket.abused.set_result(reason)
+
+        relay.on_abuse = abused
+        ticket.relay = relay
         ticket.socket = path
         self._listeners.add(ticket)
-        if uid is not None:
-            os.chown(path, uid, uid)
-        path.chmod(0o600)
+        await relay.start(
+            path,
+            uid,
+            cgroups,
+            hello_timeout=self._hello_timeout,
+            max_receive=max(GRPC_HARD_LIMIT, 2 * self.max_message_bytes),
+            connections=PER_SEAT_CONNECTIONS,
+        )
+
+    def _judge(
+        self, ticket: SeatTicket, relay: SeatRelay, first: bytes
+    ) -> tuple[int, bytes, RelayLink | None]:
+        """The verdict on the first message of a stream to ``ticket``'s own socket: the gRPC
+        status (0: welcome), the Welcome or the refusal's message, and the link if welcomed."""
+        message = parse_bot_message(first, self.max_message_bytes) if first else grpc.aio.EOF
+        refused = _not_a_hello(message)
+        if refused is None:
+            assert isinstance(message, pb.BotMessage)
+            hello = message.hello
+            if hello.token != ticket.token:
+                refused = (
+                    grpc.StatusCode.UNAUTHENTICATED,
+                    f"unknown seat token ({CONDUCT_RULE}): this socket is another seat's",
+                )
+                if ticket.on_rejected is not None:
+                    ticket.on_rejected("UNAUTHENTICATED", refused[1])
+            else:
+                refused = self._seat_refusal(ticket, hello)
+        if refused is not None:
+            return refused[0].value[0], refused[1].encode(), None
+        link = RelayLink(relay, hello, self.max_message_bytes)
+        ticket.link = link
+        if not ticket.connected.done():
+            ticket.connected.set_result(link)
+        return 0, _welcome(link.name).SerializeToString(), link
+
+    @staticmethod
+    def _seat_refusal(ticket: SeatTicket, hello: pb.Hello) -> tuple[Any, str] | None:
+        """Why a Hello with ``ticket``'s token is refused (a second connection, another protocol
+        version), or None."""
+        if ticket.link is not None:
+            message = (
+                f"{ticket.label} is already connected ({CONDUCT_RULE}): this second connection "
+                "is refused; the first one plays on"
+            )
+            if ticket.on_rejected is not None:
+                ticket.on_rejected("ALREADY_EXISTS", message)
+            return grpc.StatusCode.ALREADY_EXISTS, message
+        return _version_refusal(hello)
 
     def revoke(self, ticket: SeatTicket) -> None:
         """Forget a seat: its token is refused from now on (its listener stays open until
         :meth:`close_seat`, so that the bot reads the end of its stream in peace)."""
         self._tickets.pop(ticket.token, None)
 
-    async def close_seat(self, ticket: SeatTicket, grace: float | None = 0) -> None:
+    async def close_seat(self, ticket: SeatTicket) -> None:
         """Close a seat's own listener and remove its socket (once its bot is gone)."""
         self._listeners.discard(ticket)
-        server, ticket.listener = ticket.listener, None
-        if server is not None:
-            await server.stop(grace)
+        relay, ticket.relay = ticket.relay, None
+        if relay is not None:
+            await relay.stop()
         if ticket.socket is not None:
             with contextlib.suppress(OSError):
                 ticket.socket.unlink()
             with contextlib.suppress(OSError):
                 ticket.socket.parent.rmdir()  # the seat's own directory, if it is empty
 
-    async def _play(self, context: Any, only: SeatTicket | None) -> None:
+    async def _play(self, context: Any) -> None:
+        """A stream on the TCP listener: a seat's bot started unsandboxed, or a remote bot."""
         try:
             first = await asyncio.wait_for(context.read(), self._hello_timeout)
         except TimeoutError:
@@ -245,31 +308,15 @@ class RefereeServer:
                 f"no Hello within {self._hello_timeout:g} s ({CONDUCT_RULE})",
             )
             return
-        if isinstance(first, InvalidMessage):
-            await context.abort(
-                grpc.StatusCode.INVALID_ARGUMENT,
-                f"the first message on the stream must be a Hello, got {first.reason} "
-                f"({CONDUCT_RULE})",
-            )
-            return
-        if first is grpc.aio.EOF or first.WhichOneof("kind") != "hello":
-            await context.abort(
-                grpc.StatusCode.INVALID_ARGUMENT,
-                f"the first message on the stream must be a Hello ({CONDUCT_RULE})",
-            )
+        refused = _not_a_hello(first)
+        if refused is not None:
+            await context.abort(*refused)
             return
         hello = first.hello
         ticket = self._tickets.get(hello.token)
-        if ticket is not only and (only is not None or (ticket and ticket.listener is not None)):
-            # A seat's own socket takes its token alone; its token counts nowhere else.
-            ticket = None
-        if ticket is None and only is not None:
-            message = f"unknown seat token ({CONDUCT_RULE}): this socket is another seat's"
-            if only.on_rejected is not None:
-                only.on_rejected("UNAUTHENTICATED", message)
-            await context.abort(grpc.StatusCode.UNAUTHENTICATED, message)
-            return
-        if ticket is None and only is None and self.lobby is not None:
+        if ticket is not None and ticket.relay is not None:
+            ticket = None  # a seat's own socket takes its token alone: it counts nowhere else
+        if ticket is None and self.lobby is not None:
             name = self.lobby.check(hello.token)
             if name is not None:
                 await self._remote(context, hello, name, self.lobby)
@@ -289,37 +336,22 @@ class RefereeServer:
                 listener("UNAUTHENTICATED", message)
             await context.abort(grpc.StatusCode.UNAUTHENTICATED, message)
             return
-        if ticket.link is not None:
-            message = (
-                f"{ticket.label} is already connected ({CONDUCT_RULE}): this second connection "
-                "is refused; the first one plays on"
-            )
-            if ticket.on_rejected is not None:
-                ticket.on_rejected("ALREADY_EXISTS", message)
-            await context.abort(grpc.StatusCode.ALREADY_EXISTS, message)
-            return
-        if hello.protocol_version != PROTOCOL_VERSION:
-            await context.abort(
-                grpc.StatusCode.FAILED_PRECONDITION,
-                f"protocol version {hello.protocol_version} is not supported; "
-                f"this referee speaks {PROTOCOL_VERSION}",
-            )
+        refused = self._seat_refusal(ticket, hello)
+        if refused is not None:
+            await context.abort(*refused)
             return
         link = BotLink(context, hello)
         ticket.link = link
-        await context.write(_welcome(link).SerializeToString())
+        await context.write(_welcome(link.name).SerializeToString())
         if not ticket.connected.done():
             ticket.connected.set_result(link)
         await link.serve()
 
     async def _remote(self, context: Any, hello: pb.Hello, name: str, lobby: Lobby) -> None:
         """A remote bot's stream (its own token, not a seat's): into the lobby."""
-        if hello.protocol_version != PROTOCOL_VERSION:
-            await context.abort(
-                grpc.StatusCode.FAILED_PRECONDITION,
-                f"protocol version {hello.protocol_version} is not supported; "
-                f"this referee speaks {PROTOCOL_VERSION}",
-            )
+        refused = _version_refusal(hello)
+        if refused is not None:
+            await context.abort(*refused)
             return
         if not lobby.capacity_left(name, hello.concurrent_matches):
             allowed = min(lobby.max_streams, max(1, hello.concurrent_matches))
@@ -330,28 +362,53 @@ class RefereeServer:
             )
             return
         link = BotLink(context, hello)
-        await context.write(_welcome(link).SerializeToString())
+        await context.write(_welcome(link.name).SerializeToString())
         lobby.admit(name, link)
         await link.serve()
 
 
-def _welcome(link: BotLink) -> pb.RefereeMessage:
+def _not_a_hello(first: Any) -> tuple[Any, str] | None:
+    """Why a stream's first message (a message, an unreadable one, or the stream's end) is
+    refused, with the status to refuse it with; None for a Hello."""
+    if isinstance(first, InvalidMessage):
+        return (
+            grpc.StatusCode.INVALID_ARGUMENT,
+            f"the first message on the stream must be a Hello, got {first.reason} "
+            f"({CONDUCT_RULE})",
+        )
+    if first is grpc.aio.EOF or first.WhichOneof("kind") != "hello":
+        return (
+            grpc.StatusCode.INVALID_ARGUMENT,
+            f"the first message on the stream must be a Hello ({CONDUCT_RULE})",
+        )
+    return None
+
+
+def _version_refusal(hello: pb.Hello) -> tuple[Any, str] | None:
+    if hello.protocol_version != PROTOCOL_VERSION:
+        return (
+            grpc.StatusCode.FAILED_PRECONDITION,
+            f"protocol version {hello.protocol_version} is not supported; "
+            f"this referee speaks {PROTOCOL_VERSION}",
+        )
+    return None
+
+
+def _welcome(name: str) -> pb.RefereeMessage:
     return pb.RefereeMessage(
         welcome=pb.Welcome(
             protocol_version=PROTOCOL_VERSION,
             referee_version=REFEREE_VERSION,
-            bot_name=link.name,
+            bot_name=name,
         )
     )
 
 
 class _Servicer(pb_grpc.RefereeServicer):
-    """Thin adapter: the rpc delegates to :meth:`RefereeServer._play` (for one seat's socket,
-    ``only`` is that seat)."""
+    """Thin adapter: the rpc delegates to :meth:`RefereeServer._play`."""
 
-    def __init__(self, server: RefereeServer, only: SeatTicket | None) -> None:
+    def __init__(self, server: RefereeServer) -> None:
         self._server = server
-        self._only = only
 
     async def Play(self, request_iterator: Any, context: Any) -> None:
-        await self._server._play(context, self._only)
+        await self._server._play(context)

@@ -7,10 +7,13 @@ With three or four players each seat is sent its own hand's messages in hand sea
 two-player match, and what :mod:`referee.seating` adds.
 
 Clock (R11.5, proto ``TimeControl``): each decision may take ``move_time`` without touching the
-bank; time beyond it is taken from the match's ``bank``. The time runs from just before the
-referee writes the request until the reply arrives, so network time counts. A reply that comes
-later than ``move_time`` + the remaining bank is a fault: DEADLINE_MISSED when the match has no
-bank, TIME_BANK_EXHAUSTED otherwise.
+bank; time beyond it is taken from the match's ``bank``. The time runs from when the bot's side
+of its link has the request (for a sandboxed bot, its relay: :mod:`referee.relay`) until the
+reply arrives there, so the bot's reading and network time count, and the referee's own work
+and load do not. A reply that comes later than ``move_time`` + the remaining bank is a fault:
+DEADLINE_MISSED when the match has no bank, TIME_BANK_EXHAUSTED otherwise. Nothing the referee
+writes waits for the bot: a bot that does not read is charged by its clock, and its link cuts
+it once too much is left unread.
 
 Faults (:mod:`referee.faults`) are data: recorded in the log, sent to the faulty bot when it is
 still connected, and by default the faulty seat forfeits; when both seats are at fault at once
@@ -96,6 +99,14 @@ OnSend = Callable[[int, pb.RefereeMessage, Hand | None], None]
 OnFinished = Callable[[MatchOutcome], None]
 # Stops the bots after the last match of a series, before its result is logged.
 BeforeResult = Callable[[], Awaitable[None]]
+
+
+class _TimeUp(Exception):
+    """A decision's time ran out: ``used`` seconds of the bot's clock."""
+
+    def __init__(self, used: float) -> None:
+        super().__init__(f"no reply within {used:.3f} s")
+        self.used = used
 
 
 class Session:
@@ -245,18 +256,19 @@ class Session:
 
     # --- sending ------------------------------------------------------------------------------
 
-    async def send(self, seat: SeatState, message: pb.RefereeMessage) -> None:
+    def send(self, seat: SeatState, message: pb.RefereeMessage) -> None:
         """Write to a seat, after the events it has not received yet (proto, "Events").
 
-        A failure becomes that seat's fault at the next opportunity.
+        Never waits: the link queues what the bot has not read yet (a bot that stops reading is
+        its link's to cut). A failure becomes that seat's fault at the next opportunity.
         """
-        if await self._send_events(seat):
-            await self._write(seat, message)
+        if self._send_events(seat):
+            self._write(seat, message)
 
-    async def _send_events(self, seat: SeatState) -> bool:
+    def _send_events(self, seat: SeatState) -> bool:
         """Send the seat its undelivered events as Event messages; False if it can't be written."""
         for event in seat.encoder.take_undelivered_encoded():
-            if not await self._write(seat, event_message(event)):
+            if not self._write(seat, event_message(event)):
                 return False
         return True
 
@@ -268,13 +280,13 @@ class Session:
                 message.ParseFromString(data)
             self._on_send(seat.index, message, self._hand_of[seat.index])
 
-    async def _write(self, seat: SeatState, message: pb.RefereeMessage | bytes) -> bool:
+    def _write(self, seat: SeatState, message: pb.RefereeMessage | bytes) -> bool:
         link = seat.conn.link
         if link is None or not seat.conn.reachable:
             return False
         self._sending(seat, message)
         try:
-            await link.send(message)
+            link.send(message)
         except DisconnectedError as exc:
             if self.match.result is None:
                 self._pending.append(
@@ -283,10 +295,10 @@ class Session:
             return False
         return True
 
-    async def send_both(self, make: Callable[[SeatState], pb.RefereeMessage]) -> None:
+    def send_both(self, make: Callable[[SeatState], pb.RefereeMessage]) -> None:
         """Send every seat its message (both seats of a two-player match)."""
         for seat in self.seats:
-            await self.send(seat, make(seat))
+            self.send(seat, make(seat))
 
     # --- faults -------------------------------------------------------------------------------
 
@@ -337,7 +349,7 @@ class Session:
         forfeit_match(self.match, recorded)
         for item in recorded:
             if item.kind.reaches_bot:
-                await self.send(self.seats[item.seat], fault_pb(item))
+                self.send(self.seats[item.seat], fault_pb(item))
 
     # --- the match ----------------------------------------------------------------------------
 
@@ -403,7 +415,7 @@ class Session:
             )
             start.rules.CopyFrom(rules_pb(self.rules))
             seat_in_match(start, seat.index, names, versions)
-            await self.send(seat, pb.RefereeMessage(match_start=start))
+            self.send(seat, pb.RefereeMessage(match_start=start))
         for seat in self.seats:
             conn = seat.conn
             if conn.gone is not None:
@@ -425,7 +437,7 @@ class Session:
             action = await self._decide(chooser)
             if isinstance(action, ChooseDeal):
                 event = choose_deal_event_pb(chooser.index, action.deal)
-                await self.send_both(lambda _s: pb.RefereeMessage(event=event))
+                self.send_both(lambda _s: pb.RefereeMessage(event=event))
         while m.result is None:
             if m.hands_dealt != len(self._dealt):
                 await self._deal_new_hands()
@@ -453,7 +465,7 @@ class Session:
             )
         )
         if before_result is not None:
-            await self.send_both(lambda _s: message)
+            self.send_both(lambda _s: message)
             await before_result()
         self.log.write(
             "match_result",
@@ -473,7 +485,7 @@ class Session:
         if self._on_finished is not None:
             self._on_finished(self.outcome)
         if before_result is None:
-            await self.send_both(lambda _s: message)
+            self.send_both(lambda _s: message)
 
     def _exits(self) -> tuple[ExitStatus | None, ...]:
         """How each seat's bot process ended (None: it is still running)."""
@@ -497,7 +509,7 @@ class Session:
                 hand_seat = seats.index(index) if index in seats else None
                 self._hand_of[index] = None if hand_seat is None else hand
                 seat.requests.new_hand(hand_seat if self.players > 2 else None)
-                await self.send(seat, hand_start_pb(observe_seat(m, index)))
+                self.send(seat, hand_start_pb(observe_seat(m, index)))
 
     async def _end_hands(self, results: list[HandResult]) -> None:
         """Log and announce finished hands: one, or a partnership round's two (R10.2)."""
@@ -511,8 +523,8 @@ class Session:
             for index in told:
                 seat = self.seats[index]
                 if showdown is not None and index in result.seats:
-                    await self.send(seat, pb.RefereeMessage(event=showdown))
-                await self.send(seat, message)
+                    self.send(seat, pb.RefereeMessage(event=showdown))
+                self.send(seat, message)
 
     async def _decide(self, seat: SeatState) -> Action | None:
         """Ask ``seat`` for its decision and apply it; None if the match ended by a forfeit."""
@@ -522,10 +534,11 @@ class Session:
         m = self.match
         bank_before = seat.bank
         budget = self.options.move_time + bank_before
-        # The clock starts just before the first request is written (the referee's own work to
-        # build it is not the bot's time) and runs on through any retries.
-        start = deadline = 0.0
-        clock_started = False
+        # The bot's clock starts when its side of the link has the first request (the referee's
+        # own work to build it, and its write, are not the bot's time) and runs on through any
+        # retries; ``deadline`` is when the referee's clock next asks the link how it stands.
+        deadline = 0.0
+        first: int | None = None  # the link's number of the first request
         while True:
             if self._pending:
                 await self._forfeit(self._pending.pop(0))
@@ -538,7 +551,7 @@ class Session:
                 return None
             obs = observe_seat(m, seat.index)
             rid = conn.request_id()
-            left = max(0.0, deadline - clock.time()) if clock_started else budget
+            left = max(0.0, deadline - clock.time()) if first is not None else budget
             request = seat.requests.encode(
                 obs, rid, int(left * 1000), self._move_ms, int(seat.bank * 1000)
             )
@@ -548,17 +561,17 @@ class Session:
             fault: Fault | None = None
             try:
                 self._sending(seat, request)
-                if not clock_started:
-                    clock_started = True
-                    start = clock.time()
-                    deadline = start + budget
-                await link.send(request)
-                reply, arrived = await wait_reply(future, deadline, clock)
+                if first is None:
+                    deadline = clock.time() + budget
+                    first = link.ask(request)
+                else:
+                    link.ask(request)
+                reply, arrived = await self._reply(seat, rid, future, deadline, budget, first)
             except DisconnectedError as exc:
                 fault = Fault(seat.index, FaultKind.DISCONNECTED, CONDUCT_RULE, str(exc), rid)
-            except DeadlineExceededError:
+            except _TimeUp as exc:
                 conn.abandoned.add(rid)
-                fault = timeout_fault(seat.index, rid, clock.time() - start, self.options)
+                fault = timeout_fault(seat.index, rid, exc.used, self.options)
             except Faulted as exc:
                 conn.abandoned.add(rid)
                 fault = exc.fault
@@ -568,7 +581,9 @@ class Session:
             if fault is not None:
                 await self._forfeit(fault)
                 return None
-            think = arrived - start
+            # Only now: a link may learn when its side had the request with the reply (a relay).
+            assert first is not None
+            think = arrived - link.started(first)
             if think > budget:
                 await self._forfeit(timeout_fault(seat.index, rid, think, self.options))
                 return None
@@ -608,10 +623,47 @@ class Session:
                 )
                 return action
             fault = replace(fault, think_ms=think_ms)
-            if seat.retries_left > 0 and deadline > clock.time() and not self._pending:
+            if seat.retries_left > 0 and think < budget and not self._pending:
                 seat.retries_left -= 1
                 fault = self._record(replace(fault, retry=True))
-                await self.send(seat, fault_pb(fault))
+                self.send(seat, fault_pb(fault))
                 continue
             await self._forfeit(fault)
             return None
+
+    async def _reply(
+        self,
+        seat: SeatState,
+        rid: int,
+        future: asyncio.Future[tuple[pb.ActionReply, float]],
+        deadline: float,
+        budget: float,
+        first: int,
+    ) -> tuple[pb.ActionReply, float]:
+        """The reply to request ``rid`` (and its arrival, on the link's clock), or
+        :class:`_TimeUp` once the bot has used ``budget`` since request ``first`` reached it.
+
+        The referee's clock reaching ``deadline`` is not the verdict: the link is asked how long
+        the bot has had the request on its side, and delivers whatever reply its side already
+        has (:meth:`~referee.link.SeatLink.settle`), so that neither the referee's load nor its
+        write of the request is charged to the bot.
+        """
+        clock = self._clock
+        link = seat.conn.link
+        assert link is not None
+        while True:
+            try:
+                return await wait_reply(future, deadline, clock)
+            except DeadlineExceededError:
+                pass
+            # The timer failed the future: a reply delivered while the link is asked needs a
+            # fresh one.
+            future = self._loop.create_future()
+            self._waiter = Waiter(seat.index, rid, future)
+            now = await link.settle()
+            if future.done():
+                return future.result()
+            used = now - link.started(first)
+            if used >= budget:
+                raise _TimeUp(used)
+            deadline = clock.time() + budget - used

@@ -7,8 +7,9 @@ that touches grpc. Whatever grpc raises on a stream becomes a
 
 Reads use the servicer context's explicit ``read()`` in a task of their own, so a bot's message
 is seen when it arrives (an answer out of turn, a disconnect) and not only when the referee
-happens to wait for that bot; writes use ``write()`` from the match runner's task. Both are the
-aio API's fastest path (async generators cost about 12% more per message).
+happens to wait for that bot; writes use ``write()`` from a task of their own too, so that the
+match runner never waits for a bot to read. Both are the aio API's fastest path (async
+generators cost about 12% more per message).
 
 A message that does not parse as a ``BotMessage``, or is larger than the referee allows, is not
 an error of the stream: :func:`parse_bot_message` (the server's deserializer) turns it into an
@@ -19,16 +20,24 @@ open, so the bot can be told (a PROTOCOL_ERROR fault).
 from __future__ import annotations
 
 import asyncio
+from collections import deque
 from typing import Any, TypeVar
 
 import grpc  # type: ignore[import-untyped]
 
 from referee.errors import DeadlineExceededError, DisconnectedError
+from referee.faults import CONDUCT_RULE
 from referee.link import Clock, OnInvalid, OnLost, OnMessage
 from referee.text import safe_text
 from referee.wire import ginrummy_pb2 as pb
 
 T = TypeVar("T")
+
+# What a bot may leave unread before its link cuts it: far more than a whole series' messages.
+MAX_UNREAD = 1 << 20
+# How long closing a stream waits for its queued messages to be written (a bot that does not
+# read them is not waited for longer).
+DRAIN_TIMEOUT = 5.0
 
 
 class InvalidMessage:
@@ -72,13 +81,17 @@ def _ignore_invalid(reason: str, arrived: float) -> None:
 
 
 class BotLink:
-    """One bot's ``Play`` stream after the referee welcomed it.
+    """One bot's ``Play`` stream after the referee welcomed it (a bot unsandboxed, or remote).
 
     ``on_message(message, arrival_time)`` is called for every message the bot sends, with the
     event loop's clock at arrival; ``on_lost(reason, half_closed)`` once, when the stream ends
     from the bot's side (``half_closed``: it closed its side cleanly, which is legitimate only
     between matches); ``on_invalid(reason, arrival_time)`` for a message that could not be read
     (:class:`InvalidMessage`). The servicer handler runs :meth:`serve` until :meth:`close`.
+
+    What the referee sends is queued and written by a task of the link's own, so that no
+    sender waits for the bot to read; a bot that leaves more than :data:`MAX_UNREAD` bytes
+    unread is cut (a PROTOCOL_ERROR through ``on_invalid``).
     """
 
     def __init__(self, context: Any, hello: pb.Hello) -> None:
@@ -92,11 +105,19 @@ class BotLink:
         self.on_invalid: OnInvalid = _ignore_invalid
         self.lost: str | None = None
         self.half_closed = False
-        self._closed: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._loop = asyncio.get_running_loop()
+        self._closed: asyncio.Future[None] = self._loop.create_future()
+        self._closing = False
+        self._queue: deque[bytes] = deque()
+        self._unread = 0  # bytes queued and not yet written
+        self._writer: asyncio.Task[None] | None = None
+        self._wake: asyncio.Future[None] | None = None
+        self._asked = 0
+        self._starts: dict[int, float] = {}
 
     async def serve(self) -> None:
         """Read until :meth:`close` (then the RPC ends with status OK) or the stream breaks."""
-        reader = asyncio.get_running_loop().create_task(self._read_loop())
+        reader = self._loop.create_task(self._read_loop())
         try:
             await self._closed
         except asyncio.CancelledError:
@@ -105,11 +126,13 @@ class BotLink:
             raise
         finally:
             reader.cancel()
+            if self._writer is not None:
+                self._writer.cancel()
 
     async def _read_loop(self) -> None:
         read = self._context.read
         on_message = self.on_message
-        loop = asyncio.get_running_loop()
+        loop = self._loop
         try:
             while True:
                 message = await read()
@@ -134,31 +157,96 @@ class BotLink:
             self.half_closed = half_closed
             self.on_lost(reason, half_closed)
 
-    async def send(self, message: pb.RefereeMessage | bytes) -> None:
-        """Write one message (or one already serialized), or raise :class:`DisconnectedError`.
+    def send(self, message: pb.RefereeMessage | bytes) -> None:
+        """Queue one message (or one already serialized), or raise :class:`DisconnectedError`.
 
         The server's stream has no serializer of its own: what is written goes out as it is.
         """
         if self.lost is not None and not self.half_closed:
             raise DisconnectedError(self.lost)
         data = message if isinstance(message, bytes) else message.SerializeToString()
+        self._queue.append(data)
+        self._unread += len(data)
+        if self._unread > MAX_UNREAD:
+            unread = self._unread
+            self._queue.clear()
+            self._unread = 0
+            self.on_invalid(unread_text(unread), self._loop.time())
+            self._mark_lost("the referee cut the stream: the bot stopped reading it", False)
+            self._finish()
+            return
+        if self._writer is None:
+            self._writer = self._loop.create_task(self._write_loop())
+        elif self._wake is not None and not self._wake.done():
+            self._wake.set_result(None)
+
+    def ask(self, request: bytes) -> int:
+        """Queue a DecisionRequest; the bot's clock starts now (:meth:`started`)."""
+        self.send(request)
+        self._asked += 1
+        self._starts[self._asked] = self._loop.time()
+        self._starts.pop(self._asked - 8, None)  # a decision's retries are a few at most
+        return self._asked
+
+    def started(self, number: int) -> float:
+        """When request ``number`` was queued, on the event loop's clock."""
+        return self._starts[number]
+
+    async def settle(self) -> float:
+        """The clock now: every message read so far has been delivered already."""
+        return self._loop.time()
+
+    async def _write_loop(self) -> None:
+        write = self._context.write
         try:
-            await self._context.write(data)
+            while True:
+                while self._queue:
+                    data = self._queue[0]
+                    await write(data)
+                    if self._queue and self._queue[0] is data:
+                        self._queue.popleft()
+                        self._unread -= len(data)
+                if self._closing:
+                    self._finish()
+                    return
+                self._wake = self._loop.create_future()
+                await self._wake
+                self._wake = None
         except asyncio.CancelledError:
             raise
         except Exception as exc:
             self._mark_lost(f"writing to the bot failed: {type(exc).__name__}: {exc}", False)
-            raise DisconnectedError(self.lost or str(exc)) from None
+            self._finish()
 
-    def close(self) -> None:
-        """End the stream with status OK (the handler returns)."""
+    def _finish(self) -> None:
         if not self._closed.done():
             self._closed.set_result(None)
+
+    def close(self) -> None:
+        """End the stream with status OK (the handler returns) once the queue is written, or
+        after :data:`DRAIN_TIMEOUT` seconds if the bot does not read it."""
+        if self._closed.done() or self._closing:
+            return
+        self._closing = True
+        if not self._queue or self.lost is not None:
+            self._finish()
+            return
+        if self._wake is not None and not self._wake.done():
+            self._wake.set_result(None)
+        self._loop.call_later(DRAIN_TIMEOUT, self._finish)
 
     @property
     def closed(self) -> bool:
         """Whether the referee has ended the stream."""
-        return self._closed.done()
+        return self._closed.done() or self._closing
+
+
+def unread_text(unread: int) -> str:
+    """Why a bot that stopped reading its stream was cut."""
+    return (
+        f"the bot stopped reading its stream: {unread} bytes the referee sent it were unread, "
+        f"over the limit of {MAX_UNREAD} ({CONDUCT_RULE})"
+    )
 
 
 def _expire(future: asyncio.Future[Any], deadline: float) -> None:

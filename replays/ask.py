@@ -9,8 +9,9 @@ that seat: the MatchStart, the HandStart of the hand, and the DecisionRequest bu
 :func:`referee.convert.decision_request_pb` from :func:`referee.engine.observation.observe` (the
 hand's events so far are in its observation, and in its ``new_events`` where the protocol has them),
 with the request id and clock of the recorded match. The reply's think time is measured as the
-referee measures it, from just before the request is written to the reply's arrival. Then the stream
-ends with status OK and the bot's process group is stopped (exit grace, SIGTERM, SIGKILL).
+referee measures it, from when the bot's side of its link has the request to the reply's
+arrival. Then the stream ends with status OK and the bot's process group is stopped (exit
+grace, SIGTERM, SIGKILL).
 """
 
 from __future__ import annotations
@@ -31,12 +32,13 @@ from referee.convert import EventEncoder, action_from_pb, rules_pb
 from referee.engine.actions import Action
 from referee.engine.observation import observe
 from referee.errors import GinRefError, IllegalActionError, MalformedActionError
+from referee.link import SeatLink
 from referee.requests import decision_request_pb, hand_start_pb
 from referee.series import launch
 from referee.server import RefereeServer
 from referee.text import safe_lines
 from referee.timeline import Step, Timeline, request_observation
-from referee.transport import BotLink, wait_reply
+from referee.transport import wait_reply
 from referee.wire import ginrummy_pb2 as pb
 
 DEFAULT_CONNECT_TIMEOUT = 10.0
@@ -54,7 +56,7 @@ class Answer:
 
     bot: str  # its Hello: name and version
     action: Action | None  # None: the action could not be read
-    think_ms: float  # from just before the request was written to the reply's arrival
+    think_ms: float  # from when the bot's side had the request to the reply's arrival
     connect_s: float  # from the launch to the Welcome
     malformed: str | None = None  # why the action could not be read (R11.5)
     illegal: IllegalActionError | None = None  # why the engine refuses it here
@@ -180,7 +182,7 @@ async def ask_async(
     workdir = tempfile.TemporaryDirectory(prefix="ginref-ask-")
     output = Path(workdir.name) / "bot.log"
     proc = BotProcess(bot, output, confinement=confinement)
-    link: BotLink | None = None
+    link: SeatLink | None = None
     try:
         launched = time.monotonic()
         await launch(proc, ticket, server, seat)
@@ -218,9 +220,9 @@ async def ask_async(
         link.on_lost = on_lost
         proc.exited.add_done_callback(on_exit)
         for message in messages:
-            await link.send(message)
+            link.send(message)
         start = loop.time()
-        await link.send(request)
+        number = link.ask(request.SerializeToString())
         try:
             answer, arrived = await wait_reply(reply, start + timeout)
         except GinRefError as exc:
@@ -228,7 +230,7 @@ async def ask_async(
             if not isinstance(exc, AskError):
                 why = f"no answer within {timeout:g} s (the time the seat had there)"
             raise AskError(why + _tail(output)) from None
-        think_ms = round((arrived - start) * 1000, 3)
+        think_ms = round((arrived - link.started(number)) * 1000, 3)
         name = f"{link.name} {link.version}".strip()
         try:
             action = action_from_pb(answer.action, obs.hand)

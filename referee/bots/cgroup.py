@@ -182,7 +182,13 @@ class CgroupUsage:
 
 
 class BotCgroup:
-    """One bot's groups: made with its limits, joined by its launcher, killed and removed."""
+    """One bot's groups: made with its limits, joined by its launcher, killed and removed.
+
+    The bot's relay (:mod:`referee.relay`, which speaks gRPC with it) shares its CPU share and
+    CPU time, not its memory or processes: it joins a ``relay`` group beneath the bot's in the
+    ``cpu`` and ``cpuacct`` hierarchies (cgroup v1), or beside the bot's processes under one
+    group that holds ``cpu.max`` (cgroup v2: ``<name>/bot`` and ``<name>/relay``).
+    """
 
     def __init__(self, layout: Layout, name: str, limits: Limits) -> None:
         self.layout = layout
@@ -190,28 +196,48 @@ class BotCgroup:
         self.limits = limits
         self.dirs: dict[str, Path] = {c: p / name for c, p in layout.v1.items()}
         self.v2: Path | None = layout.v2 / name if layout.v2 is not None else None
+        # Where the bot's own processes are in the unified hierarchy.
+        self.v2_bot: Path | None = self.v2
+        if self.v2 is not None and layout.v2_limits:
+            self.v2_bot = self.v2 / "bot"
 
     @property
     def join_paths(self) -> list[Path]:
         """Every directory whose ``cgroup.procs`` the bot's launcher writes its pid to."""
         paths = list(self.dirs.values())
-        if self.v2 is not None:
-            paths.append(self.v2)
+        if self.v2_bot is not None:
+            paths.append(self.v2_bot)
+        return paths
+
+    @property
+    def relay_paths(self) -> list[Path]:
+        """Every directory the bot's relay joins: the bot's CPU share and CPU time."""
+        paths = [self.dirs[c] / "relay" for c in ("cpu", "cpuacct") if c in self.dirs]
+        if self.layout.v2_limits and self.v2 is not None:
+            paths.append(self.v2 / "relay")
         return paths
 
     def create(self) -> None:
         """Make the directories and set the limits; raise OSError if that fails."""
-        for path in self.join_paths:
+        for path in self.dirs.values():
             path.mkdir()
         lim = self.limits
         processes = str(lim.processes) if lim.processes else "max"
-        if self.layout.v2_limits and self.v2 is not None:
-            memory = str(lim.memory_bytes) if lim.memory_bytes else "max"
-            self._set(self.v2 / "memory.max", memory)
-            self._set(self.v2 / "memory.swap.max", "0", optional=True)
-            self._set(self.v2 / "pids.max", processes)
+        if self.v2 is not None:
+            self.v2.mkdir()
+        if self.layout.v2_limits and self.v2 is not None and self.v2_bot is not None:
+            # The bot's limits go to its own group, its CPU share to the one it shares with
+            # its relay (a v2 group hands controllers on only while it holds no process).
+            self._set(self.v2 / "cgroup.subtree_control", "+memory +pids")
             if lim.cpus:
                 self._set(self.v2 / "cpu.max", f"{round(lim.cpus * CPU_PERIOD_US)} {CPU_PERIOD_US}")
+            self.v2_bot.mkdir()
+            memory = str(lim.memory_bytes) if lim.memory_bytes else "max"
+            self._set(self.v2_bot / "memory.max", memory)
+            self._set(self.v2_bot / "memory.swap.max", "0", optional=True)
+            self._set(self.v2_bot / "pids.max", processes)
+        for path in self.relay_paths:
+            path.mkdir()
         memory_dir = self.dirs.get("memory")
         if memory_dir is not None:
             limit = str(lim.memory_bytes) if lim.memory_bytes else "-1"
@@ -247,13 +273,14 @@ class BotCgroup:
         """The kernel's counts for the group."""
         cpu = 0.0
         memory = peak = tasks = ooms = refused = 0
-        if self.layout.v2_limits and self.v2 is not None:
+        if self.layout.v2_limits and self.v2 is not None and self.v2_bot is not None:
             cpu = _keyed(_read(self.v2 / "cpu.stat")).get("usage_usec", 0) / 1e6
-            memory = _int(_read(self.v2 / "memory.current"))
-            peak = _int(_read(self.v2 / "memory.peak")) or memory
-            tasks = _int(_read(self.v2 / "pids.current"))
-            ooms = _keyed(_read(self.v2 / "memory.events")).get("oom_kill", 0)
-            refused = _keyed(_read(self.v2 / "pids.events")).get("max", 0)
+            bot = self.v2_bot
+            memory = _int(_read(bot / "memory.current"))
+            peak = _int(_read(bot / "memory.peak")) or memory
+            tasks = _int(_read(bot / "pids.current"))
+            ooms = _keyed(_read(bot / "memory.events")).get("oom_kill", 0)
+            refused = _keyed(_read(bot / "pids.events")).get("max", 0)
         else:
             if "cpuacct" in self.dirs:
                 cpu = _int(_read(self.dirs["cpuacct"] / "cpuacct.usage")) / 1e9
@@ -311,7 +338,7 @@ class BotCgroup:
         while True:
             # cgroup.kill (v2) kills the whole group at once; else every pid by hand, frozen
             # where there is a freezer, so that a bot cannot fork faster than it is killed.
-            if self.v2 is None or not _write(self.v2 / "cgroup.kill", "1"):
+            if self.v2_bot is None or not _write(self.v2_bot / "cgroup.kill", "1"):
                 if freezer is not None:
                     _write(freezer / "freezer.state", "FROZEN")
                 self.signal_all(signal.SIGKILL)
@@ -324,8 +351,11 @@ class BotCgroup:
             await asyncio.sleep(0.01)
 
     def remove(self) -> None:
-        """Remove the (empty) directories."""
-        for path in self.join_paths:
+        """Remove the (empty) directories (the relay's first: it must have exited)."""
+        paths = [*self.relay_paths, *self.join_paths]
+        if self.v2 is not None and self.v2 != self.v2_bot:
+            paths.append(self.v2)
+        for path in paths:
             with contextlib.suppress(OSError):
                 path.rmdir()
 

@@ -19,7 +19,7 @@ import shlex
 import shutil
 import signal
 import sys
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
@@ -137,6 +137,8 @@ class BotProcess:
         self.sent: list[str] = []  # the signals stop() had to send to end it
         self.stop_cause = ""  # why stop() ended it, when it had to
         self.stopped = False  # stop() has run to its end
+        # Stopped at the end of stop(), after the bot: what serves it (its relay).
+        self.helpers: list[Callable[[], Awaitable[None]]] = []
         self._watch: asyncio.Task[None] | None = None
         self._poll: asyncio.Task[None] | None = None
         self._out: IO[bytes] | None = None
@@ -152,8 +154,17 @@ class BotProcess:
         return self.lease.uid if self.lease is not None else None
 
     def prepare(self) -> Path | None:
-        """Lease the bot's uid and make its socket's directory; return the socket's path (to
-        listen on before :meth:`start`), or None when the bot is not sandboxed."""
+        """Make the bot's cgroup; lease its uid and make its socket's directory; return the
+        socket's path (to listen on before :meth:`start`), or None when the bot is not
+        sandboxed. Raises :class:`ConfigError` when the bot cannot be confined."""
+        layout = self.confinement.layout if self.confinement is not None else None
+        if layout is not None and self.cgroup is None:
+            cgroup = BotCgroup(layout, f"bot-{secrets.token_hex(6)}", self.limits)
+            try:
+                cgroup.create()
+            except OSError as exc:
+                raise ConfigError(f"cannot make its cgroup: {exc}") from None
+            self.cgroup = cgroup
         if not self.sandboxed:
             return None
         assert self.confinement is not None
@@ -161,6 +172,10 @@ class BotProcess:
         self.lease = UidLease.take(self.confinement.settings)
         self.socket = self.confinement.socket_dir(self.lease.uid) / "referee.sock"
         return self.socket
+
+    def relay_cgroups(self) -> list[Path]:
+        """The groups the bot's relay joins: the bot's CPU share (:mod:`referee.relay`)."""
+        return self.cgroup.relay_paths if self.cgroup is not None else []
 
     def address(self, outside: str) -> str:
         """``GINREF_ADDRESS`` for the bot: ``outside`` unless it runs in a sandbox."""
@@ -187,7 +202,7 @@ class BotProcess:
         self._out = open(self.output, "wb")  # noqa: SIM115 (closed in stop())
         layout = self.confinement.layout if self.confinement is not None else None
         try:
-            if layout is not None:
+            if layout is not None and self.cgroup is None:
                 self.cgroup = BotCgroup(layout, f"bot-{secrets.token_hex(6)}", self.limits)
                 self.cgroup.create()
             joins = self.cgroup.join_paths if self.cgroup is not None else []
@@ -335,6 +350,11 @@ class BotProcess:
         finally:
             if self._poll is not None:
                 self._poll.cancel()
+            # What served the bot (its relay, in its CPU group and under its uid) goes with it,
+            # before the group is removed and the uid given back.
+            for helper in self.helpers:
+                with contextlib.suppress(Exception):
+                    await helper()
             if self.cgroup is not None:
                 if self.breach is None:
                     self.breach = self.cgroup.breach()

@@ -50,13 +50,18 @@ def test_cgroup_v2_limits_are_written_and_counts_read(tmp_path: Path) -> None:
     assert (own / "cgroup.subtree_control").read_text() == "+cpu +memory +pids"
     group = cgroup.BotCgroup(layout, "bot-1", LIMITS)
     group.create()
-    d = parent / "bot-1"
+    # The bot's processes in seat/bot with its limits; its relay in seat/relay; the CPU share
+    # (and the CPU time counted) the seat's, both of theirs.
+    seat = parent / "bot-1"
+    d = seat / "bot"
     assert group.join_paths == [d]
+    assert group.relay_paths == [seat / "relay"] and (seat / "relay").is_dir()
+    assert (seat / "cgroup.subtree_control").read_text() == "+memory +pids"
     assert (d / "memory.max").read_text() == str(256 * MIB)
     assert (d / "memory.swap.max").read_text() == "0"
     assert (d / "pids.max").read_text() == "32"
-    assert (d / "cpu.max").read_text() == "150000 100000"
-    (d / "cpu.stat").write_text("usage_usec 1500000\nuser_usec 1000000\n")
+    assert (seat / "cpu.max").read_text() == "150000 100000"
+    (seat / "cpu.stat").write_text("usage_usec 1500000\nuser_usec 1000000\n")
     (d / "memory.current").write_text(str(100 * MIB))
     (d / "memory.peak").write_text(str(200 * MIB))
     (d / "pids.current").write_text("7")
@@ -71,7 +76,7 @@ def test_cgroup_v2_limits_are_written_and_counts_read(tmp_path: Path) -> None:
     (d / "pids.events").write_text("max 4\n")
     assert "the process limit" in (group.breach() or "")
     (d / "pids.events").write_text("max 0\n")
-    (d / "cpu.stat").write_text("usage_usec 2500000\n")
+    (seat / "cpu.stat").write_text("usage_usec 2500000\n")
     assert "the CPU time limit" in (group.breach() or "")
 
 
@@ -84,6 +89,8 @@ def test_cgroup_v1_controllers_each_get_their_limit(tmp_path: Path) -> None:
     group.create()
     base = {c: tmp_path / c / "job" / f"ginref-{os.getpid()}" / "bot-2" for c in controllers}
     assert sorted(group.join_paths) == sorted(base.values())
+    # The relay shares the bot's CPU share and CPU time, in a group beneath the bot's.
+    assert group.relay_paths == [base["cpu"] / "relay", base["cpuacct"] / "relay"]
     assert (base["memory"] / "memory.limit_in_bytes").read_text() == str(256 * MIB)
     assert (base["pids"] / "pids.max").read_text() == "32"
     assert (base["cpu"] / "cpu.cfs_quota_us").read_text() == "150000"

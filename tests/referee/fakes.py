@@ -142,8 +142,13 @@ class FakeLink:
         self.bot: Callable[[pb.RefereeMessage], None] | None = None
         self.write_error: str | None = None
         self.closed = False
+        self.starts: list[float] = []  # when each request reached the bot's side
+        # How long after the referee sends a request the bot's side has it (a relay's delay,
+        # the referee's own load): the bot's clock must not count it.
+        self.delay = 0.0
+        self.settles = 0
 
-    async def send(self, message: pb.RefereeMessage | bytes) -> None:
+    def send(self, message: pb.RefereeMessage | bytes) -> None:
         """Record ``message``, or raise :class:`DisconnectedError` as a broken stream does."""
         if self.write_error is not None:
             self.lose(self.write_error)
@@ -158,6 +163,23 @@ class FakeLink:
         self.clock.activity += 1
         if self.bot is not None:
             asyncio.get_running_loop().call_soon(self.bot, copy)
+
+    def ask(self, request: bytes) -> int:
+        """Record a request; the bot's clock starts now (or ``delay`` later: :attr:`delay`)."""
+        self.send(request)
+        self.starts.append(self.clock.time() + self.delay)
+        return len(self.starts)
+
+    def started(self, number: int) -> float:
+        """When request ``number`` reached the bot's side."""
+        return self.starts[number - 1]
+
+    async def settle(self) -> float:
+        """The clock now: what the bot sent has been delivered already."""
+        self.settles += 1
+        if self.lost is not None and not self.half_closed:
+            raise DisconnectedError(self.lost)
+        return self.clock.time()
 
     def close(self) -> None:
         """End the stream from the referee's side."""

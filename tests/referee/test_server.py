@@ -119,7 +119,7 @@ def test_second_connection_is_refused_and_the_first_plays_on() -> None:
         assert code == grpc.StatusCode.ALREADY_EXISTS
         assert "already connected" in details and refusals == ["ALREADY_EXISTS"]
         # The first stream still works both ways.
-        await link.send(pb.RefereeMessage(fault=pb.Fault(rule="R0", message="ping")))
+        link.send(pb.RefereeMessage(fault=pb.Fault(rule="R0", message="ping")))
         assert (await first.read()).fault.message == "ping"
         got: list[pb.BotMessage] = []
         arrived = asyncio.Event()
@@ -152,7 +152,7 @@ def test_a_half_close_is_reported_as_lost_and_the_bot_can_still_read() -> None:
         reason = "the bot closed its side of the stream"
         assert await asyncio.wait_for(lost, 60) == (reason, True)
         assert (link.lost, link.half_closed) == (reason, True)
-        await link.send(pb.RefereeMessage(fault=pb.Fault(rule="R0", message="still here")))
+        link.send(pb.RefereeMessage(fault=pb.Fault(rule="R0", message="still here")))
         assert (await call.read()).fault.message == "still here"
         link.close()
         assert await call.read() is grpc.aio.EOF

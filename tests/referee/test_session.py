@@ -361,6 +361,29 @@ async def test_no_reply_within_the_move_time_without_bank_misses_the_deadline(
     assert bots.links[0].kinds()[-1] == "match_end"
 
 
+@WITH_AND_WITHOUT_BANK
+@in_loop
+async def test_the_bots_clock_starts_when_its_side_has_the_request(
+    tmp_path: Path, options: RefereeOptions, kind: FaultKind
+) -> None:
+    """Its side has each request 0.75 s after the referee sends it (a busy referee, a slow
+    relay): a reply 0.5 s into the budget's last second, by the bot's clock, still counts, and
+    the referee's timer, which fires first, asks the link before it charges anyone."""
+    budget = options.move_time + options.bank
+    bots = make_bots(tmp_path)
+    bots.links[1].delay = 0.75
+    bots.script(0)
+    think = budget - 0.5
+    bots.script(1, steps={1: answer_after(0.75 + think), 2: no_answer})
+    outcome = await play(tmp_path, bots, options)
+    assert decisions_of(outcome, 1)[0][0] == think * 1000
+    assert bots.links[1].settles >= 1  # the referee's clock ran out first and asked
+    # Its next decision: charged at the budget by its own clock, not the referee's.
+    assert_forfeit(outcome, 1, kind)
+    bank_left = options.bank - max(0.0, think - options.move_time)
+    assert outcome.faults[0].think_ms == (options.move_time + bank_left) * 1000
+
+
 # --- actions refused, and retries ---------------------------------------------------------------
 
 

@@ -234,7 +234,8 @@ def assert_killed_for(duel: Duel, limit: str) -> None:
 
 def assert_nothing_left() -> None:
     """No process runs under one of the tests' sandbox uids."""
-    assert sandboxed_processes(SANDBOX) == []
+    left = sandboxed_processes(SANDBOX)
+    assert left == [], [Seen.read(pid) for pid in left]
 
 
 def played_tournament(file: Path, out: Path, lanes: int, matches: int) -> list[MatchRecord]:

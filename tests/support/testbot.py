@@ -18,6 +18,8 @@ Modes (ARG: the 1-based decision at which the fault happens, default 3; seconds 
   double       answer decision ARG twice (out of turn)
   badid        answer decision ARG with an unknown request_id
   slow         sleep ARG seconds before every answer
+  wait         at decision ARG, answer nothing and read on until the match ends (its
+               opponent's fault, or its own deadline, ends it)
   crash        exit with code 3 at decision ARG
   disconnect   cancel the stream at decision ARG and stay alive
   halfclose    close its sending side at decision ARG and stay alive
@@ -398,6 +400,8 @@ async def main(mode: str, arg: float, arg2: float = 200_000) -> int:
                 except grpc.aio.AioRpcError as exc:
                     print(f"refused as expected: {exc.code().name}: {exc.details()}", flush=True)
                 await sleep_forever()
+            if mode == "wait" and decisions == at:
+                continue  # no answer: read on until the referee ends the match
             if decisions == at or (mode == "illegal_once" and decisions > at and not faulted_once):
                 if mode == "crash":
                     os._exit(3)
