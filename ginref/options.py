@@ -87,6 +87,12 @@ def referee_options(tournament: bool) -> Callable[[F], F]:
             **default(DEFAULT_CONNECT_TIMEOUT),
         ),
         click.option(
+            "--ponder/--no-ponder",
+            default=None if tournament else False,
+            help="Let bots think on their opponents' time; by default each bot is frozen "
+            f"between its turns, so that it takes no CPU from the one to act{but}.",
+        ),
+        click.option(
             "--retries",
             type=click.IntRange(0),
             help=f"Illegal or malformed actions forgiven per seat and match (0: forfeit at "

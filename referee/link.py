@@ -83,6 +83,9 @@ class BotHandle(Protocol):
     def exit_status(self) -> ExitStatus | None:
         """How the process ended (whether the referee ended it); None while it runs."""
 
+    def pause(self, paused: bool) -> None:
+        """Freeze the process between its turns, or thaw it (where the machine can)."""
+
 
 class Clock(Protocol):
     """Time for deadlines: the running event loop, or a fake one in tests."""

@@ -207,3 +207,6 @@ class RemoteHandle:
 
     def exit_status(self) -> ExitStatus | None:
         return None
+
+    def pause(self, paused: bool) -> None:
+        """Nothing: a remote bot's machine is its own."""

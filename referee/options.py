@@ -27,6 +27,9 @@ class RefereeOptions:
     exit_grace: float = DEFAULT_EXIT_GRACE
     kill_grace: float = DEFAULT_KILL_GRACE
     fsync: bool = False
+    # Whether bots may think on their opponents' time: off, each bot is frozen (its cgroup)
+    # from its reply to its next request, so that it cannot take CPU from the one that acts.
+    ponder: bool = False
     limits: Limits = field(default_factory=Limits)  # per-bot resources, message size
     sandbox: SandboxSettings = field(default_factory=SandboxSettings)  # bwrap, or none
 

@@ -369,6 +369,7 @@ class Session:
         finally:
             for seat in self.seats:
                 seat.conn.session = None
+                seat.conn.proc.pause(False)
             self.log.close()
         assert self.outcome is not None
         return self.outcome
@@ -432,6 +433,9 @@ class Session:
                 )
         if self._pending:
             await self._forfeit(self._pending.pop(0))
+        if not o.ponder:
+            for seat in self.seats:
+                seat.conn.proc.pause(True)  # each thaws for its own decisions (_decide)
         if m.result is None and m.phase is Phase.CHOOSE_DEALER:
             chooser = self.seats[m.to_act or 0]
             action = await self._decide(chooser)
@@ -455,6 +459,8 @@ class Session:
         result = m.result
         assert result is not None
         self.ended = self._clock.time()
+        for seat in self.seats:
+            seat.conn.proc.pause(False)  # to read the end, and to exit after a series
         scores = self._scores()
         message = pb.RefereeMessage(
             match_end=pb.MatchEnd(
@@ -527,7 +533,19 @@ class Session:
                 self.send(seat, message)
 
     async def _decide(self, seat: SeatState) -> Action | None:
-        """Ask ``seat`` for its decision and apply it; None if the match ended by a forfeit."""
+        """Ask ``seat`` for its decision and apply it; None if the match ended by a forfeit.
+
+        Unless bots may ponder, the seat's bot is thawed for the decision and frozen again
+        after it: a bot that is not to act takes no CPU from the one that is."""
+        proc = seat.conn.proc
+        proc.pause(False)
+        try:
+            return await self._ask(seat)
+        finally:
+            if not self.options.ponder:
+                proc.pause(True)
+
+    async def _ask(self, seat: SeatState) -> Action | None:
         loop = self._loop
         clock = self._clock
         conn = seat.conn

@@ -79,6 +79,7 @@ class TournamentConfig:
     move_time: float = DEFAULT_MOVE_TIME
     bank: float = DEFAULT_BANK
     connect_timeout: float = DEFAULT_CONNECT_TIMEOUT
+    ponder: bool = False  # bots may think on their opponents' time (else frozen)
     retries: int = DEFAULT_RETRIES
     exit_grace: float = DEFAULT_EXIT_GRACE
     kill_grace: float = DEFAULT_KILL_GRACE
@@ -129,6 +130,7 @@ class TournamentConfig:
             move_time=self.move_time,
             bank=self.bank,
             connect_timeout=self.connect_timeout,
+            ponder=self.ponder,
             retries=self.retries,
             exit_grace=self.exit_grace,
             kill_grace=self.kill_grace,
@@ -260,7 +262,13 @@ class TournamentConfig:
             "seed": self.seed,
             "processes": self.processes,
             "recover": self.recover,
-            "time": {"move_time": self.move_time, "bank": self.bank},
+            # Pondering changes what a bot may do: a tournament with it is another one (and a
+            # journal from before it keeps its identity).
+            "time": {
+                "move_time": self.move_time,
+                "bank": self.bank,
+                **({"ponder": True} if self.ponder else {}),
+            },
             "faults": {"retries": self.retries},
             **teams,
             # Only for a test: older journals keep their identity.
@@ -430,8 +438,12 @@ def parse_text(text: str, source: str = "<text>", base: Path | None = None) -> T
             fields["rule_overrides"] = overrides
     if "time" in data:
         table = r.get(data, "time", dict, (), "a table")
-        r.check_keys(table, ("move_time", "bank", "connect_timeout"), ("time",))
+        r.check_keys(table, ("move_time", "bank", "connect_timeout", "ponder"), ("time",))
+        if "ponder" in table:
+            fields["ponder"] = r.get(table, "ponder", bool, ("time",), "true or false")
         for key in table:
+            if key == "ponder":
+                continue
             value = r.get(table, key, float, ("time",), "a number of seconds")
             if value < 0 or (value == 0 and key != "bank"):
                 raise r.error(("time", key), f"must be positive, got {value:g}")

@@ -350,6 +350,16 @@ class BotCgroup:
                 return False
             await asyncio.sleep(0.01)
 
+    def freeze(self, frozen: bool) -> bool:
+        """Freeze every process of the bot (not its relay), or thaw them; False if this
+        machine's groups cannot (no freezer)."""
+        freezer = self.dirs.get("freezer")
+        if freezer is not None:
+            return _write(freezer / "freezer.state", "FROZEN" if frozen else "THAWED")
+        if self.v2_bot is not None:
+            return _write(self.v2_bot / "cgroup.freeze", "1" if frozen else "0")
+        return False
+
     def remove(self) -> None:
         """Remove the (empty) directories (the relay's first: it must have exited)."""
         paths = [*self.relay_paths, *self.join_paths]

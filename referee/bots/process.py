@@ -137,6 +137,7 @@ class BotProcess:
         self.sent: list[str] = []  # the signals stop() had to send to end it
         self.stop_cause = ""  # why stop() ended it, when it had to
         self.stopped = False  # stop() has run to its end
+        self.paused = False  # frozen between its turns
         # Stopped at the end of stop(), after the bot: what serves it (its relay).
         self.helpers: list[Callable[[], Awaitable[None]]] = []
         self._watch: asyncio.Task[None] | None = None
@@ -255,6 +256,13 @@ class BotProcess:
             self._poll = loop.create_task(self._watch_cgroup(self.cgroup))
         self._watch = loop.create_task(self._wait())
 
+    def pause(self, paused: bool) -> None:
+        """Freeze the bot between its turns (its CPU is not its own then: docs/security.md),
+        or thaw it; nothing where there is no cgroup freezer."""
+        if self.cgroup is not None and self.paused != paused:
+            self.paused = paused
+            self.cgroup.freeze(paused)
+
     async def _watch_cgroup(self, group: BotCgroup) -> None:
         """Kill the bot's group when it breaks a limit the kernel does not hold by itself."""
         while self.breach is None:
@@ -326,6 +334,7 @@ class BotProcess:
         proc = self.proc
         if self.stopped:
             return  # its process group may be gone and its id reused: never signal it again
+        self.pause(False)  # a frozen bot could neither exit nor die of a signal
         try:
             if proc is not None:
                 pgid = proc.pid

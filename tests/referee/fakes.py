@@ -247,6 +247,7 @@ class FakeProcess:
         output.touch()
         self.exited: asyncio.Future[int] = asyncio.get_running_loop().create_future()
         self.probes: list[float] = []  # the wait of each exit_code_within
+        self.pauses: list[bool] = []  # each pause(): True frozen, False thawed
 
     @property
     def output(self) -> Path:
@@ -272,6 +273,10 @@ class FakeProcess:
             )
         except DeadlineExceededError:
             return None
+
+    def pause(self, paused: bool) -> None:
+        """Record each freeze (True) and thaw (False)."""
+        self.pauses.append(paused)
 
     def exit_text(self, code: int) -> str:
         """``exited with code N``."""

@@ -3,9 +3,10 @@ floods while its opponent thinks, and a stream it never reads.
 
 A sandboxed seat's socket is its relay's (referee/relay.py), in the bot's CPU group: a flood
 costs the bot that sends it, and the relay gives the seat up and names the flood, which the
-referee charges as a PROTOCOL_ERROR. The opponent thinks through the whole flood (it answers
-nothing until the match ends, with a minute to do it in): it must not be charged for anything.
-Judged from the referee's outcome and log.
+referee charges as a PROTOCOL_ERROR. A bot is frozen between its turns unless bots may ponder:
+so the flood comes in its own turn, or, with pondering, while its opponent thinks through the
+whole flood (it answers nothing until the match ends, with a minute to do it in). Either way
+the opponent must not be charged for anything. Judged from the referee's outcome and log.
 """
 
 from __future__ import annotations
@@ -33,29 +34,33 @@ ATTACKER = ROOT / "tests" / "support" / "h2_attacker.py"
 THINKING = replace(OPTIONS, move_time=60.0, bank=0.0)
 
 
-def attacker(mode: str) -> BotSpec:
-    return BotSpec((sys.executable, str(ATTACKER), mode), f"h2-{mode}")
+def attacker(mode: str, when: str = "start") -> BotSpec:
+    return BotSpec((sys.executable, str(ATTACKER), mode, when), f"h2-{mode}")
 
 
 def outputs(folder: Path) -> dict[int, str]:
     return {int(p.name.split(".seat")[1][0]): p.read_text() for p in folder.glob("*.seat*.log")}
 
 
+@pytest.mark.parametrize("ponder", [False, True], ids=["own-turn", "pondering"])
 @pytest.mark.parametrize("mode", ["reset", "window", "ping", "settings", "priority"])
 def test_a_flood_on_the_seats_socket_is_charged_to_its_sender_alone(
-    tmp_path: Path, mode: str
+    tmp_path: Path, mode: str, ponder: bool
 ) -> None:
-    # The opponent's second decision is the one it thinks through until the match ends.
-    outcome = run_match(
-        attacker(mode), bot("wait", 2), Rules.profile("standard"), 5, tmp_path, THINKING
-    )
+    if ponder:
+        # The opponent's second decision is the one it thinks through until the match ends.
+        flooder, opponent = attacker(mode), bot("wait", 2)
+    else:
+        flooder, opponent = attacker(mode, "turn"), bot()
+    options = replace(THINKING, ponder=ponder)
+    outcome = run_match(flooder, opponent, Rules.profile("standard"), 5, tmp_path, options)
     forfeit = outcome.forfeit
     assert forfeit is not None and forfeit.seat == 0, outcome.faults
     assert forfeit.kind is FaultKind.PROTOCOL_ERROR, forfeit
     assert "HTTP/2 flood" in forfeit.reason, forfeit.reason
     assert [f.seat for f in outcome.faults] == [0]
     assert outcome.result.winner == 1
-    assert "decisions 2 " in outputs(tmp_path)[1]  # it read on to the end of its stream
+    assert "decisions " in outputs(tmp_path)[1]  # it read on to the end of its stream
 
 
 def staller(tmp_path: Path, options: RefereeOptions) -> MatchOutcome:

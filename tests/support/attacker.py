@@ -20,6 +20,7 @@ Modes (``attack_<mode>`` says what each tries):
   falsify results    write, plant, terminal
   escape the limits  daemon, threads, forkbomb, memfd, shm, tmpfill, spin, network, privilege,
                      userns
+  starve the other   spin_between, thrash (from the start, all match long)
   play               no attack
 
 Environment (set by the test in the bot's ``env``):
@@ -691,6 +692,27 @@ def attack_spin(ctx: Context) -> None:
     ctx.say("attempting", "4 spinning processes")
 
 
+def attack_spin_between(ctx: Context) -> None:
+    """A process named ``spinner`` that spins from now on, while the bot plays on: it would
+    take a core from its opponent while that one thinks."""
+    if os.fork() == 0:
+        LIBC.prctl(PR_SET_NAME, b"spinner", 0, 0, 0)
+        while True:
+            pass
+    ctx.say("attempting", "a process spinning all match long")
+
+
+def attack_thrash(ctx: Context) -> None:
+    """A process named ``spinner`` that copies 32 MiB again and again while the bot plays on:
+    memory bandwidth and caches its opponent would share."""
+    if os.fork() == 0:
+        LIBC.prctl(PR_SET_NAME, b"spinner", 0, 0, 0)
+        block = bytearray(32 << 20)
+        while True:
+            block[:] = bytes(block)
+    ctx.say("attempting", "a process copying 32 MiB all match long")
+
+
 def attack_network(ctx: Context) -> None:
     port = int(os.environ.get("ATTACK_PORT", "9"))
     name = os.environ.get("ATTACK_ABSTRACT", "ginref-attack")
@@ -833,6 +855,8 @@ MODES: dict[str, Mode] = {
     "shm": Mode(late=attack_shm),
     "tmpfill": Mode(late=attack_tmpfill),
     "spin": Mode(late=attack_spin, plays=False),
+    "spin_between": Mode(attack_spin_between),
+    "thrash": Mode(attack_thrash),
     "network": Mode(attack_network, attack_network),
     "privilege": Mode(attack_privilege, attack_privilege),
     "userns": Mode(attack_userns),

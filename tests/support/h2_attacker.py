@@ -3,9 +3,10 @@
 Usage: ``python tests/support/h2_attacker.py MODE`` with the referee's launch environment
 (``GINREF_ADDRESS`` a Unix socket or host:port).
 
-Flood modes play a legal match over an ordinary gRPC stream and, from its first MatchStart,
-flood raw HTTP/2 on other connections of their own to the same address, connecting again
-whenever a connection is closed, until they are refused (or the process ends):
+Flood modes play a legal match over an ordinary gRPC stream and, from its first MatchStart
+(with ``ARG`` ``turn``: at its first decision, which it then never answers), flood raw HTTP/2
+on other connections of their own to the same address, connecting again whenever a connection
+is closed, until they are refused (or the process ends):
 
   reset     HEADERS then RST_STREAM, new stream after new stream (the "rapid reset")
   window    WINDOW_UPDATE frames on the connection
@@ -179,7 +180,7 @@ def stall(address: str, token: str) -> None:
         time.sleep(3600)
 
 
-def main(mode: str) -> int:
+def main(mode: str, when: str) -> int:
     address = os.environ["GINREF_ADDRESS"]
     if mode == "stall":
         stall(address, os.environ["GINREF_TOKEN"])
@@ -187,11 +188,15 @@ def main(mode: str) -> int:
     started = threading.Event()
 
     def on_message(message: pb.RefereeMessage) -> None:
-        if message.WhichOneof("kind") == "match_start" and not started.is_set():
+        kind = message.WhichOneof("kind")
+        if when != "turn" and kind == "match_start" and not started.is_set():
             started.set()
             threading.Thread(target=flood, args=(mode, address), daemon=True).start()
 
     def decide(request: pb.DecisionRequest) -> pb.Action:
+        if when == "turn":
+            flood(mode, address)  # until the relay gives the seat up
+            time.sleep(3600)
         choice: pb.Action = rng.choice(request.legal_actions)
         return choice
 
@@ -201,4 +206,4 @@ def main(mode: str) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1]))
+    sys.exit(main(sys.argv[1], sys.argv[2] if len(sys.argv) > 2 else "start"))
