@@ -42,6 +42,7 @@ from grpc_reflection.v1alpha import reflection  # type: ignore[import-untyped]
 from referee.bots.limits import DEFAULT_MESSAGE, GRPC_HARD_LIMIT
 from referee.errors import ConfigError
 from referee.faults import CONDUCT_RULE
+from referee.front import Front
 from referee.link import SeatLink
 from referee.lobby import Lobby
 from referee.relay import server_options
@@ -131,6 +132,7 @@ class RefereeServer:
         self._tickets: dict[str, SeatTicket] = {}
         self._listeners: set[SeatTicket] = set()
         self._server: Any = None
+        self.front: Front | None = None
         self.port = 0
         # Called on every refused connection whose token matches no seat (it can't be told
         # apart from a bot of another match, so every listener hears it).
@@ -182,7 +184,10 @@ class RefereeServer:
         reflection.enable_server_reflection(
             (SERVICE_NAME, health.SERVICE_NAME, reflection.SERVICE_NAME), server
         )
-        where = f"{self._host}:{self._port}"
+        # A hosted referee's public port is its front's (referee.front), which holds every
+        # connection to account before passing its bytes on to this server, on loopback.
+        public = self.lobby is not None
+        where = "127.0.0.1:0" if public else f"{self._host}:{self._port}"
         try:
             if self.tls is None:
                 self.port = server.add_insecure_port(where)
@@ -195,6 +200,13 @@ class RefereeServer:
             raise ConfigError(f"cannot listen on {self._host}:{self._port}")
         await server.start()
         self._server = server
+        if public:
+            self.front = Front(self._host, self._port, self._hello_timeout)
+            try:
+                self.port = await self.front.start(self.port)
+            except OSError as exc:
+                await server.stop(0)
+                raise ConfigError(f"cannot listen on {self._host}:{self._port}: {exc}") from None
         return self.address
 
     async def stop(self, grace: float | None = 1.0) -> None:
@@ -204,6 +216,9 @@ class RefereeServer:
         if self._server is not None:
             await self._server.stop(grace)
             self._server = None
+        if self.front is not None:  # after the server: its last words to the bots go through
+            await self.front.stop()
+            self.front = None
 
     def issue_ticket(self, label: str) -> SeatTicket:
         """A new seat with a fresh secret token."""
@@ -300,9 +315,17 @@ class RefereeServer:
 
     async def _play(self, context: Any) -> None:
         """A stream on the TCP listener: a seat's bot started unsandboxed, or a remote bot."""
+        front, peer = self.front, context.peer()
+        if front is not None and not front.opened(peer):
+            await context.abort(
+                grpc.StatusCode.RESOURCE_EXHAUSTED, "too many streams before a valid Hello"
+            )
+            return
         try:
             first = await asyncio.wait_for(context.read(), self._hello_timeout)
         except TimeoutError:
+            if front is not None:
+                front.refused(peer)
             await context.abort(
                 grpc.StatusCode.DEADLINE_EXCEEDED,
                 f"no Hello within {self._hello_timeout:g} s ({CONDUCT_RULE})",
@@ -310,6 +333,8 @@ class RefereeServer:
             return
         refused = _not_a_hello(first)
         if refused is not None:
+            if front is not None:
+                front.refused(peer)
             await context.abort(*refused)
             return
         hello = first.hello
@@ -325,6 +350,8 @@ class RefereeServer:
                 "unknown or revoked token: no bot of this competition has it; use the token "
                 "the organiser gave you"
             )
+            if front is not None:
+                front.refused(peer)
             await context.abort(grpc.StatusCode.UNAUTHENTICATED, message)
             return
         if ticket is None:
@@ -362,6 +389,11 @@ class RefereeServer:
             )
             return
         link = BotLink(context, hello)
+        if self.front is not None:
+            conn = self.front.find(link.peer)
+            self.front.admit(link.peer)
+            if conn is not None:
+                link.peer = conn.address  # where it connected from, not the front's loopback
         await context.write(_welcome(link.name).SerializeToString())
         lobby.admit(name, link)
         await link.serve()

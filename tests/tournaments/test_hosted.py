@@ -82,8 +82,11 @@ def hosted(
     *,
     client_ca: bool = False,
     complete: bool = False,
+    hello_timeout: float | None = None,
 ) -> None:
     config = parse_text(FILE, "t.toml", tmp_path)
+    if hello_timeout is not None:
+        config = config.with_changes(connect_timeout=hello_timeout)
     store = TokenStore(tmp_path / "out")
     tokens = {name: store.issue(name) for name in ("alice", "bob")}
     store.save()
@@ -156,8 +159,9 @@ def test_a_remote_bot_with_its_token_waits_in_the_lobby(
 
 def test_bad_tokens_are_refused_and_take_nothing(tmp_path: Path, certs: Certificates) -> None:
     async def test(h: Hosted) -> None:
-        async with h.channel() as channel:
-            for token in ("", "ginref_not-a-token", h.tokens["alice"] + "x", "local"):
+        for token in ("", "ginref_not-a-token", h.tokens["alice"] + "x", "local"):
+            # A connection of its own each: one refused three times is closed (referee.front).
+            async with h.channel() as channel:
                 code, details = await refused(channel, token)
                 assert code == grpc.StatusCode.UNAUTHENTICATED
                 assert "unknown or revoked token" in details
