@@ -12,8 +12,9 @@ command line layer hands in (:func:`ginref.live_command.live_view` does)::
 
 :meth:`LiveView.start` opens the journal read only and reads the tournament once before it
 returns, then polls it every ``interval`` seconds on a thread of its own
-(:class:`tournaments.watch.TournamentWatch`: only what changed is read) while a
-:class:`~http.server.ThreadingHTTPServer` answers on another. Nothing here touches the referee,
+(:class:`tournaments.watch.TournamentWatch`: only what changed is read) while uvicorn, an
+ASGI server made for the open network, answers on another (its own event loop: a connection
+costs no thread). Nothing here touches the referee,
 the runner or their files: it works for a tournament run by another process.
 
 GET (and HEAD) only; every answer is built from the last poll's state, never from a log line:
@@ -24,29 +25,33 @@ GET (and HEAD) only; every answer is built from the last poll's state, never fro
 - ``/api/match/<match id>``: one match in progress (or recently finished).
 
 A slow or hostile client cannot hold the server: each connection has ``request_timeout``
-seconds to send its request and read the answer, a request may not exceed 16 KiB, and at most
-``max_connections`` are served at once (more get 503 at once). The page has a Content Security
-Policy that lets only its own script and style run, and it writes whatever a bot chose (its
-name, its version) as text, never as HTML.
+seconds to send its request (and as long, idle, after its answer), a request may not exceed
+16 KiB (431), and one address may hold at most ``max_connections`` connections at once (more
+are answered 503 at once): a slowloris of one address keeps no other spectator out. The page
+has a Content Security Policy that lets only its own script and style run, and it writes
+whatever a bot chose (its name, its version) as text, never as HTML.
 """
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import hashlib
 import json
 import re
 import socket
 import threading
+import time
 from dataclasses import dataclass, field
 from functools import cache
 from http import HTTPStatus
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from importlib import resources
-from io import BufferedIOBase
 from pathlib import Path
 from types import TracebackType
 from typing import Any
+
+import uvicorn
+from uvicorn.protocols.http.h11_impl import H11Protocol
 
 from referee.errors import GinRefError
 from tournaments.watch import NewFollower, TournamentWatch
@@ -55,6 +60,8 @@ PAGE_FILE = "live-page.html"  # package data of ``tournaments``
 MAX_REQUEST = 16 << 10  # bytes of request line and headers
 DEFAULT_PORT = 8080
 MATCH_PATH = "/api/match/"
+SERVER_NAME = "ginref-live"
+TOTAL_CONNECTIONS = 4096
 
 
 @cache
@@ -97,150 +104,134 @@ def _snapshot(watch: TournamentWatch, error: str | None) -> _Snapshot:
     return _Snapshot(body, etag, matches)
 
 
-class _TooLarge(Exception):
-    """A request longer than MAX_REQUEST."""
-
-
-class _Capped:
-    """A connection's input that refuses to yield more than ``limit`` bytes in all."""
-
-    def __init__(self, raw: BufferedIOBase, limit: int) -> None:
-        self._raw = raw
-        self._left = limit
-
-    def _take(self, data: bytes) -> bytes:
-        self._left -= len(data)
-        if self._left < 0:
-            raise _TooLarge
-        return data
-
-    def readline(self, size: int = -1) -> bytes:
-        want = self._left + 1 if size < 0 else min(size, self._left + 1)
-        return self._take(self._raw.readline(want))
-
-    def read(self, size: int = -1) -> bytes:
-        want = self._left + 1 if size < 0 else min(size, self._left + 1)
-        return self._take(self._raw.read(want))
-
-    def close(self) -> None:
-        self._raw.close()
-
-
-class _Server(ThreadingHTTPServer):
-    """The threads of a ThreadingHTTPServer, at most ``slots`` at once, and quiet."""
-
-    daemon_threads = True
-    block_on_close = False  # stop() does not wait for clients that take their time
-    live: LiveView
-
-    def __init__(self, address: tuple[str, int], slots: int, ipv6: bool) -> None:
-        self.address_family = socket.AF_INET6 if ipv6 else socket.AF_INET
-        self._slots = threading.BoundedSemaphore(slots)
-        super().__init__(address, _Handler)
-
-    def process_request(self, request: Any, client_address: Any) -> None:
-        if not self._slots.acquire(blocking=False):
-            try:
-                request.settimeout(1.0)
-                request.sendall(_raw_answer(HTTPStatus.SERVICE_UNAVAILABLE))
-            except OSError:
-                pass
-            self.shutdown_request(request)
-            return
-        try:
-            super().process_request(request, client_address)
-        except BaseException:
-            self._slots.release()
-            raise
-
-    def process_request_thread(self, request: Any, client_address: Any) -> None:
-        try:
-            super().process_request_thread(request, client_address)
-        finally:
-            self._slots.release()
-
-    def handle_error(self, request: Any, client_address: Any) -> None:
-        """A client that hung up or misbehaved is not the operator's concern: no traceback."""
+def _headers(pairs: list[tuple[str, str]]) -> list[tuple[bytes, bytes]]:
+    return [(k.encode("latin-1"), v.encode("latin-1")) for k, v in pairs]
 
 
 def _raw_answer(status: HTTPStatus) -> bytes:
     return (
-        f"HTTP/1.0 {status.value} {status.phrase}\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
+        f"HTTP/1.1 {status.value} {status.phrase}\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
     ).encode("ascii")
 
 
-class _Handler(BaseHTTPRequestHandler):
-    server: _Server
-    protocol_version = "HTTP/1.0"  # one request per connection
-    server_version = "ginref-live"
+class _App:
+    """The page's ASGI application: GET and HEAD of the page and the state, from the last
+    poll's snapshot."""
 
-    def version_string(self) -> str:
-        return self.server_version
+    def __init__(self, live: LiveView) -> None:
+        self.live = live
 
-    def setup(self) -> None:
-        # For reading the request and for writing the answer: a client that stalls is dropped.
-        self.request.settimeout(self.server.live.request_timeout)
-        super().setup()
-        self.rfile = _Capped(self.rfile, MAX_REQUEST)  # type: ignore[assignment]
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] != "http":
+            return
+        status, headers, data = self.answer(
+            scope["method"], scope["path"], dict(scope.get("headers") or [])
+        )
+        pairs = [("server", SERVER_NAME), *headers]
+        if status not in (HTTPStatus.NOT_MODIFIED,):
+            pairs.append(("content-length", str(len(data))))
+        await send({"type": "http.response.start", "status": status.value,
+                    "headers": _headers(pairs)})  # fmt: skip
+        body = data if scope["method"] == "GET" else b""
+        await send({"type": "http.response.body", "body": body})
 
-    def handle_one_request(self) -> None:
-        try:
-            super().handle_one_request()
-        except _TooLarge:
-            self.close_connection = True
-            self.wfile.write(_raw_answer(HTTPStatus.REQUEST_HEADER_FIELDS_TOO_LARGE))
-
-    def log_message(self, format: str, *args: Any) -> None:
-        """No line per request."""
-
-    def do_GET(self) -> None:
-        self._answer(body=True)
-
-    def do_HEAD(self) -> None:
-        self._answer(body=False)
-
-    def _not_allowed(self) -> None:
-        self.send_response(HTTPStatus.METHOD_NOT_ALLOWED)
-        self.send_header("Allow", "GET, HEAD")
-        self.send_header("Content-Length", "0")
-        self.end_headers()
-
-    do_POST = do_PUT = do_DELETE = do_PATCH = do_OPTIONS = _not_allowed
-
-    def _answer(self, body: bool) -> None:
-        snapshot = self.server.live.snapshot
-        path = self.path.split("?", 1)[0]
+    def answer(
+        self, method: str, path: str, headers: dict[bytes, bytes]
+    ) -> tuple[HTTPStatus, list[tuple[str, str]], bytes]:
+        if method not in ("GET", "HEAD"):
+            return HTTPStatus.METHOD_NOT_ALLOWED, [("allow", "GET, HEAD")], b""
+        snapshot = self.live.snapshot
         etag = None
+        policy = ""
         if path in ("/", "/index.html"):
             data, policy = page()
             kind = "text/html; charset=utf-8"
         elif path == "/api/state":
-            data, etag, policy = snapshot.state, snapshot.etag, ""
+            data, etag = snapshot.state, snapshot.etag
             kind = "application/json"
         elif path.startswith(MATCH_PATH) and path[len(MATCH_PATH) :] in snapshot.matches:
-            data, policy = snapshot.matches[path[len(MATCH_PATH) :]], ""
+            data = snapshot.matches[path[len(MATCH_PATH) :]]
             kind = "application/json"
         else:
-            self.send_error(HTTPStatus.NOT_FOUND)
-            return
-        if etag is not None and self.headers.get("If-None-Match") == etag:
-            self.send_response(HTTPStatus.NOT_MODIFIED)
-            self.send_header("ETag", etag)
-            self.end_headers()
-            return
-        self.send_response(HTTPStatus.OK)
-        self.send_header("Content-Type", kind)
-        self.send_header("Content-Length", str(len(data)))
-        self.send_header("Cache-Control", "no-cache")
-        self.send_header("X-Content-Type-Options", "nosniff")
-        self.send_header("Referrer-Policy", "no-referrer")
+            return HTTPStatus.NOT_FOUND, [("content-type", "text/plain")], b"not found\n"
+        if etag is not None and headers.get(b"if-none-match", b"").decode("latin-1") == etag:
+            return HTTPStatus.NOT_MODIFIED, [("etag", etag)], b""
+        out = [
+            ("content-type", kind),
+            ("cache-control", "no-cache"),
+            ("x-content-type-options", "nosniff"),
+            ("referrer-policy", "no-referrer"),
+        ]
         if etag is not None:
-            self.send_header("ETag", etag)
+            out.append(("etag", etag))
         if policy:
-            self.send_header("Content-Security-Policy", policy)
-        self.end_headers()
-        if body:
-            self.wfile.write(data)
+            out.append(("content-security-policy", policy))
+        return HTTPStatus.OK, out, data
+
+
+def _protocol(live: LiveView) -> type[H11Protocol]:
+    """uvicorn's HTTP/1.1 protocol, held to account: a connection has ``request_timeout``
+    seconds to send its request, an address may hold ``max_connections`` at once (more are
+    answered 503 at once), and all of them :data:`TOTAL_CONNECTIONS`."""
+    held: dict[str, int] = {}
+
+    class Protocol(H11Protocol):
+        _deadline: asyncio.TimerHandle | None = None
+        _address: str | None = None
+        _seen = 0
+        _refused = False
+
+        def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+            super().connection_made(transport)
+            peer = transport.get_extra_info("peername")
+            address = str(peer[0]) if peer else "?"
+            loop = asyncio.get_running_loop()
+            self._deadline = loop.call_later(live.request_timeout, self._too_slow)
+            if held.get(address, 0) >= live.max_connections or (
+                sum(held.values()) >= TOTAL_CONNECTIONS
+            ):
+                self._refused = True  # answered 503 when it speaks (or dropped in time)
+                return
+            self._address = address
+            held[address] = held.get(address, 0) + 1
+
+        def data_received(self, data: bytes) -> None:
+            if self._refused:
+                if self._deadline is not None:
+                    self._deadline.cancel()
+                    self._deadline = None
+                self.transport.write(_raw_answer(HTTPStatus.SERVICE_UNAVAILABLE))
+                self.transport.close()
+                return
+            if self._deadline is not None:  # still reading its request: at most MAX_REQUEST
+                self._seen += len(data)
+                if self._seen > MAX_REQUEST:
+                    self._deadline.cancel()
+                    self._deadline = None
+                    self.transport.write(_raw_answer(HTTPStatus.REQUEST_HEADER_FIELDS_TOO_LARGE))
+                    self.transport.close()
+                    return
+            super().data_received(data)
+            if self.cycle is not None and self._deadline is not None:
+                self._deadline.cancel()  # its request is in: the keep-alive timer takes over
+                self._deadline = None
+
+        def _too_slow(self) -> None:
+            self._deadline = None
+            if self.cycle is None or not self.cycle.response_complete:
+                self.transport.close()
+
+        def connection_lost(self, exc: Exception | None) -> None:
+            if self._deadline is not None:
+                self._deadline.cancel()
+            if self._address is not None:
+                held[self._address] -= 1
+                if not held[self._address]:
+                    del held[self._address]
+                self._address = None
+            super().connection_lost(exc)
+
+    return Protocol
 
 
 def _unexpected(exc: Exception) -> GinRefError:
@@ -270,7 +261,8 @@ class LiveView:
         self.max_connections = max_connections
         self.snapshot = _Snapshot(b"{}", '""')
         self._watch = TournamentWatch(self.directory, follower)
-        self._server: _Server | None = None
+        self._server: uvicorn.Server | None = None
+        self._socket: socket.socket | None = None
         self._threads: list[threading.Thread] = []
         self._stop = threading.Event()
         self._ready = threading.Event()
@@ -279,9 +271,9 @@ class LiveView:
     @property
     def address(self) -> tuple[str, int]:
         """The host and port the page is served on (the port chosen, for port 0)."""
-        if self._server is None:
+        if self._socket is None:
             return self.host, self.port
-        bound = self._server.server_address
+        bound = self._socket.getsockname()
         return str(bound[0]), int(bound[1])
 
     @property
@@ -297,13 +289,30 @@ class LiveView:
         if self._server is not None:
             raise GinRefError("the live page is already started")
         self._watch.check()  # a wrong directory is named before the address is tried
+        sock = socket.socket(socket.AF_INET6 if ":" in self.host else socket.AF_INET)
         try:
-            server = _Server((self.host, self.port), self.max_connections, ":" in self.host)
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            sock.bind((self.host, self.port))
+            sock.listen(128)
         except OSError as exc:
+            sock.close()
             why = exc.strerror or str(exc)
             where = f"{self.host}:{self.port}"
             raise GinRefError(f"cannot serve the live page on {where}: {why}") from None
-        server.live = self
+        self._socket = sock
+        config = uvicorn.Config(
+            _App(self),
+            http=_protocol(self),
+            lifespan="off",
+            log_config=None,
+            log_level="critical",
+            access_log=False,
+            timeout_keep_alive=max(1, round(self.request_timeout)),
+            h11_max_incomplete_event_size=MAX_REQUEST,
+            server_header=False,
+            date_header=False,
+        )
+        server = uvicorn.Server(config)
         self._server = server
         self._stop.clear()
         poller = threading.Thread(target=self._poll, name="ginref-live-poll", daemon=True)
@@ -315,23 +324,25 @@ class LiveView:
             self.stop()
             raise failure
         serving = threading.Thread(
-            target=server.serve_forever, kwargs={"poll_interval": 0.2}, daemon=True,
-            name="ginref-live-http",
-        )  # fmt: skip
+            target=server.run, kwargs={"sockets": [sock]}, daemon=True, name="ginref-live-http"
+        )
         serving.start()
         self._threads.append(serving)
+        while not server.started and serving.is_alive():
+            time.sleep(0.01)  # uvicorn's own start: a few milliseconds
 
     def stop(self) -> None:
         """Stop serving and polling (idempotent)."""
         server, self._server = self._server, None
         self._stop.set()
         if server is not None:
-            if len(self._threads) > 1:  # serve_forever is running
-                server.shutdown()
-            server.server_close()
+            server.should_exit = True
         for thread in self._threads:
             thread.join()
         self._threads = []
+        if self._socket is not None:
+            self._socket.close()
+            self._socket = None
         self._ready.clear()
 
     def _poll(self) -> None:

@@ -5,11 +5,13 @@ and clients that are slow, large or too many."""
 
 from __future__ import annotations
 
+import contextlib
 import http.client
 import json
 import re
 import socket
 import sqlite3
+import threading
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -285,7 +287,7 @@ def raw(view: LiveView, data: bytes) -> bytes:
 def test_a_request_too_large_is_refused(served: tuple[LiveView, Tournament]) -> None:
     view, _ = served
     answer = raw(view, b"GET / HTTP/1.0\r\nX-Big: " + b"a" * 40_000 + b"\r\n\r\n")
-    assert answer.startswith(b"HTTP/1.0 431 ")
+    assert answer.startswith(b"HTTP/1.1 431 ")
 
 
 def test_a_silent_client_is_dropped_and_others_are_served_meanwhile(
@@ -306,11 +308,52 @@ def test_connections_beyond_the_cap_are_turned_away_at_once(
     held = [socket.create_connection(view.address, timeout=DEADLINE_S) for _ in range(3)]
     try:
         answer = raw(view, b"GET /api/state HTTP/1.0\r\n\r\n")
-        assert answer.startswith(b"HTTP/1.0 503 ")
+        assert answer.startswith(b"HTTP/1.1 503 ")
     finally:
         for sock in held:
             sock.close()
     until(lambda: get(view, "/api/state")[0] == 200, "served again once they left")
+
+
+def test_a_slowloris_from_one_address_keeps_no_spectator_out(
+    served: tuple[LiveView, Tournament],
+) -> None:
+    """64 connections from 127.0.0.2 that send a header line every 0.1 s and never end their
+    request: another address's spectator is served meanwhile, and each of them is closed (by
+    its request timeout, or at once beyond its address's few)."""
+    view, _ = served
+    host, port = view.address
+    slow = [
+        socket.create_connection((host, port), timeout=DEADLINE_S, source_address=("127.0.0.2", 0))
+        for _ in range(64)
+    ]
+    stop = threading.Event()
+
+    def drip() -> None:
+        line = 0
+        while not stop.is_set():
+            for sock in slow:
+                with contextlib.suppress(OSError):
+                    sock.sendall(b"GET / HTTP/1.1\r\n" if line == 0 else b"X-Drip: %d\r\n" % line)
+            line += 1
+            stop.wait(0.1)
+
+    dripper = threading.Thread(target=drip, daemon=True)
+    dripper.start()
+    try:
+        for _ in range(5):
+            assert get(view, "/api/state")[0] == 200
+        began = time.monotonic()
+        for sock in slow:
+            with contextlib.suppress(OSError):
+                while sock.recv(65536):
+                    pass  # a 503, or nothing: then the end
+        assert time.monotonic() - began < DEADLINE_S
+    finally:
+        stop.set()
+        dripper.join()
+        for sock in slow:
+            sock.close()
 
 
 def test_start_names_what_is_wrong(tmp_path: Path, duel: Tournament) -> None:
