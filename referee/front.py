@@ -97,6 +97,9 @@ class _Side(asyncio.Protocol):
             self.transport.resume_reading()
 
     def connection_lost(self, exc: Exception | None) -> None:
+        if not self.outside and not self.conn.closed:
+            # The gRPC server ended it (an idle connection, a protocol error, a GOAWAY).
+            self.conn.front.closed_for["closed by the gRPC server"] += 1
         self.conn.close()
 
 

@@ -167,7 +167,7 @@ class Relay:
 
     async def play(self, request_iterator: Any, context: Any) -> None:
         self.streams += 1
-        if self.streams > MAX_STREAMS:
+        if self.streams > MAX_STREAMS and self.config.get("cut", True):
             self.abuse(
                 f"the bot opened more than {MAX_STREAMS} streams on its seat's socket, where "
                 "it needs one (an HTTP/2 flood)"
@@ -326,6 +326,7 @@ async def serve(fd: int) -> None:
     relay = Relay(config, writer)
     try:
         _confine(config)
+        _die_with_parent()  # again: a change of uid clears the parent-death signal
         server = grpc.aio.server(options=server_options(config))
         handler = grpc.stream_stream_rpc_method_handler(
             relay.play, request_deserializer=None, response_serializer=None
@@ -344,7 +345,7 @@ async def serve(fd: int) -> None:
         return
     relay.server = server
     relay.emit(rf.READY)
-    watch = loop.create_task(relay.watch_cpu())
+    watch = loop.create_task(relay.watch_cpu() if config.get("cut", True) else asyncio.sleep(0))
 
     async def from_referee() -> None:
         try:

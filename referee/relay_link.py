@@ -14,6 +14,7 @@ import asyncio
 import contextlib
 import itertools
 import json
+import os
 import socket
 import struct
 import sys
@@ -174,7 +175,14 @@ class _Protocol(asyncio.Protocol):
 
 
 class SeatRelay:
-    """One sandboxed seat's relay process."""
+    """One sandboxed seat's relay process.
+
+    ``cut_floods`` (on) lets the relay give the seat up when the bot floods; off, a flood is
+    only held to the bot's CPU share: benchmarks/bench_abuse.py measures that containment
+    alone.
+    """
+
+    cut_floods = True
 
     def __init__(self, label: str, judge: Judge) -> None:
         self.label = label
@@ -209,6 +217,8 @@ class SeatRelay:
                 str(theirs.fileno()),
                 stdin=asyncio.subprocess.DEVNULL,
                 stdout=asyncio.subprocess.DEVNULL,
+                # Nothing of the referee's environment: the relay runs as the bot's uid.
+                env={"PATH": os.defpath},
                 pass_fds=(theirs.fileno(),),
                 start_new_session=True,
             )
@@ -228,6 +238,7 @@ class SeatRelay:
             "hello_timeout": hello_timeout,
             "max_receive": max_receive,
             "connections": connections,
+            "cut": self.cut_floods,
         }
         self.emit(rf.CONFIG, json.dumps(config).encode())
         try:

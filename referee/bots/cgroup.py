@@ -352,10 +352,12 @@ class BotCgroup:
 
     def freeze(self, frozen: bool) -> bool:
         """Freeze every process of the bot (not its relay), or thaw them; False if this
-        machine's groups cannot (no freezer)."""
-        freezer = self.dirs.get("freezer")
-        if freezer is not None:
-            return _write(freezer / "freezer.state", "FROZEN" if frozen else "THAWED")
+        machine's groups cannot.
+
+        Only cgroup v2's ``cgroup.freeze``: a process it froze still dies of SIGKILL, so a bot
+        frozen when its referee is killed dies with it (its parent-death signal). cgroup v1's
+        freezer holds a fatal signal until the group is thawed, which nobody would do then.
+        """
         if self.v2_bot is not None:
             return _write(self.v2_bot / "cgroup.freeze", "1" if frozen else "0")
         return False

@@ -78,6 +78,12 @@ class Confinement:
                 "the referee's user can; use this only for bots you trust"
             )
         layout = machine_layout()
+        if isinstance(layout, cgroup.Layout) and layout.v2 is None:
+            warnings.append(
+                "bots are not frozen between their turns: this machine has no cgroup v2 "
+                "hierarchy, and a bot frozen by cgroup v1's freezer would outlive a killed "
+                "referee (docs/security.md)"
+            )
         if isinstance(layout, str):
             warnings.append(
                 f"no cgroups: {layout}; bots' resources are held by polling /proc instead, "

@@ -5,6 +5,8 @@ every request, and the CPU time the kernel charges to the attacker's group."""
 
 from __future__ import annotations
 
+import subprocess
+import sys
 import threading
 import time
 from dataclasses import replace
@@ -16,29 +18,22 @@ import pytest
 from referee.engine.rules import Rules
 from referee.series import run_match
 from tests.support.hostile_helpers import sandboxed_processes
-from tests.support.referee_helpers import bot
+from tests.support.referee_helpers import ROOT, bot
 from tests.support.sandbox_helpers import OPTIONS, SANDBOX, assert_attempted, attacker
 
 pytestmark = pytest.mark.slow  # sandboxed matches of real bot processes
 
 CGROUP = Path("/sys/fs/cgroup")
+DEADLINE = 30.0  # seconds: far more than the kernel needs to kill a few processes
 
 
 def freezer_state(pid: int) -> str | None:
-    """FROZEN or THAWED: the freezer state of ``pid``'s group (cgroup v1's freezer, else v2's
-    cgroup.freeze); None if it has none."""
+    """FROZEN or THAWED: ``pid``'s group's ``cgroup.freeze`` (cgroup v2); None if its group
+    has none (a bot's relay runs under its uid, outside its group)."""
     try:
         lines = Path(f"/proc/{pid}/cgroup").read_text().splitlines()
     except OSError:
         return None
-    for line in lines:
-        _, controllers, path = line.split(":", 2)
-        if "freezer" in controllers.split(","):
-            # The root group has no state: a bot's relay (its uid, not in its freezer).
-            file = CGROUP / "freezer" / path.lstrip("/") / "freezer.state"
-            if not file.exists():
-                return None
-            return "THAWED" if file.read_text().strip() == "THAWED" else "FROZEN"
     for line in lines:
         if line.startswith("0::") and line != "0::/":
             for mount in (CGROUP / "unified", CGROUP):
@@ -153,3 +148,44 @@ def test_a_bot_that_spins_between_its_turns_gets_no_cpu_then(tmp_path: Path, mod
     assert outcome.forfeit is None, outcome.forfeit
     rate = watch.rate(spy.times[0], spy.times[-1])
     assert rate < 0.25, (rate, watch.samples)
+
+
+REFEREE = """
+import sys
+from dataclasses import replace
+from pathlib import Path
+from referee.engine.rules import Rules
+from referee.series import run_match
+from tests.support.referee_helpers import ROOT, bot
+from tests.support.sandbox_helpers import OPTIONS
+
+def asked(seat, message, hand):
+    if message.WhichOneof("kind") == "decision_request":
+        print("asked", seat, flush=True)
+
+run_match(bot("wait", 1), bot("wait", 1), Rules.profile("standard"), 5, Path(sys.argv[1]),
+          replace(OPTIONS, move_time=600.0), on_send=asked)
+"""
+
+
+def test_a_frozen_bot_dies_with_its_killed_referee(tmp_path: Path) -> None:
+    """The referee is killed while one bot thinks and the other is frozen: both die (their
+    parent-death signal), and so do their relays; nothing of the sandbox's uids is left."""
+    referee = subprocess.Popen(
+        [sys.executable, "-c", REFEREE, str(tmp_path)],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert referee.stdout is not None
+        assert referee.stdout.readline().startswith("asked")  # one thinks, one is frozen
+        states = [freezer_state(pid) for pid in sandboxed_processes(SANDBOX)]
+        assert "FROZEN" in states and "THAWED" in states, states
+    finally:
+        referee.kill()
+        referee.wait()
+    end = time.monotonic() + DEADLINE
+    while sandboxed_processes(SANDBOX):
+        assert time.monotonic() < end, [freezer_state(p) for p in sandboxed_processes(SANDBOX)]
+        time.sleep(0.05)  # polling the kernel's process table for the dead to go
