@@ -365,6 +365,7 @@ class BotProcess:
                 with contextlib.suppress(Exception):
                     await helper()
             if self.cgroup is not None:
+                self.cgroup.close()
                 if self.breach is None:
                     self.breach = self.cgroup.breach()
                 if not self.cgroup.pids():
