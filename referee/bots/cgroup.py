@@ -94,6 +94,7 @@ def detect_layout(root: Path = CGROUP_ROOT, proc_cgroup: str | None = None) -> L
         if controller not in own or not (base / "cgroup.procs").exists():
             continue
         parent = base / own[controller].lstrip("/") / name
+        _sweep(parent.parent)
         if _make(parent):
             v1[controller] = parent
     v2: Path | None = None
@@ -101,6 +102,7 @@ def detect_layout(root: Path = CGROUP_ROOT, proc_cgroup: str | None = None) -> L
     mount = _v2_mount(root)
     if mount is not None and "" in own:
         base = mount / own[""].lstrip("/")
+        _sweep(base)
         parent = base / name
         if _make(parent):
             v2 = parent
@@ -128,6 +130,24 @@ def detect_layout(root: Path = CGROUP_ROOT, proc_cgroup: str | None = None) -> L
             "them delegated, or the v1 hierarchies, writable by this user)"
         )
     return Layout(v1, v2, v2_limits)
+
+
+def _sweep(base: Path) -> None:
+    """Remove what referees killed before they could clean up left under ``base``: the groups
+    ``ginref-<pid>`` of processes that are gone, if they are empty (their bots died with them)."""
+    with contextlib.suppress(OSError):
+        for entry in base.iterdir():
+            pid = entry.name.removeprefix("ginref-").removesuffix("-referee")
+            if not entry.name.startswith("ginref-") or not pid.isdigit():
+                continue
+            if Path(f"/proc/{pid}").exists():
+                continue
+            for path in sorted(entry.rglob("*"), key=lambda p: -len(p.parts)):
+                if path.is_dir():
+                    with contextlib.suppress(OSError):
+                        path.rmdir()
+            with contextlib.suppress(OSError):
+                entry.rmdir()
 
 
 def _make(path: Path) -> bool:

@@ -149,3 +149,19 @@ def test_a_real_group_is_killed_whole() -> None:
         assert not any(p.exists() for p in group.join_paths)
 
     asyncio.run(main())
+
+
+def test_groups_a_killed_referee_left_are_swept(tmp_path: Path) -> None:
+    """A referee killed outright cannot remove its groups: the next one removes those of
+    processes that are gone (if empty), and nothing of a referee still alive."""
+    fake_v1(tmp_path, ("memory", "pids"))
+    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
+                          capture_output=True, text=True, check=True).stdout.strip()  # fmt: skip
+    left = tmp_path / "pids" / "job" / f"ginref-{dead}" / "bot-1" / "relay"
+    left.mkdir(parents=True)
+    alive_group = tmp_path / "pids" / "job" / f"ginref-{os.getppid()}"
+    alive_group.mkdir()
+    layout = cgroup.detect_layout(tmp_path, "1:memory:/job\n2:pids:/job\n")
+    assert isinstance(layout, cgroup.Layout)
+    assert not (tmp_path / "pids" / "job" / f"ginref-{dead}").exists()
+    assert alive_group.is_dir()
