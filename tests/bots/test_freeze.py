@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import subprocess
 import sys
-import threading
 import time
 from dataclasses import replace
 from pathlib import Path
@@ -19,7 +18,13 @@ from referee.engine.rules import Rules
 from referee.series import run_match
 from tests.support.hostile_helpers import sandboxed_processes
 from tests.support.referee_helpers import ROOT, bot
-from tests.support.sandbox_helpers import OPTIONS, SANDBOX, assert_attempted, attacker
+from tests.support.sandbox_helpers import (
+    OPTIONS,
+    SANDBOX,
+    GroupCpu,
+    assert_attempted,
+    attacker,
+)
 
 pytestmark = pytest.mark.slow  # sandboxed matches of real bot processes
 
@@ -77,49 +82,6 @@ def test_only_the_bot_to_act_is_thawed(tmp_path: Path, ponder: bool) -> None:
         assert len(states) == 2, states
         thawed = sorted(states.values()).count("THAWED")
         assert thawed == (2 if ponder else 1), spy.seen
-
-
-class GroupCpu(threading.Thread):
-    """Samples, from outside, the CPU time charged to the group of the process named
-    ``spinner`` (cgroup v2's ``cpu.stat``, which every group has)."""
-
-    def __init__(self) -> None:
-        super().__init__(daemon=True)
-        self.samples: list[tuple[float, float]] = []
-        self.done = threading.Event()
-
-    def stat_file(self) -> Path | None:
-        for pid in sandboxed_processes(SANDBOX):
-            try:
-                if Path(f"/proc/{pid}/comm").read_text().strip() != "spinner":
-                    continue
-                lines = Path(f"/proc/{pid}/cgroup").read_text().splitlines()
-            except OSError:
-                continue
-            group = next(line[3:] for line in lines if line.startswith("0::"))
-            for mount in (CGROUP / "unified", CGROUP):
-                path = mount / group.lstrip("/") / "cpu.stat"
-                if path.exists():
-                    return path
-        return None
-
-    def run(self) -> None:
-        path = None
-        while path is None and not self.done.wait(0.05):
-            path = self.stat_file()
-        while path is not None and not self.done.wait(0.1):
-            try:
-                usage = int(path.read_text().split("usage_usec ")[1].split()[0]) / 1e6
-            except (OSError, IndexError):
-                return  # the group is gone
-            self.samples.append((time.monotonic(), usage))
-
-    def rate(self, start: float, end: float) -> float:
-        """Cores' worth of CPU the group had from ``start`` to ``end``."""
-        inside = [s for s in self.samples if start <= s[0] <= end]
-        assert len(inside) >= 10, self.samples
-        (wall0, cpu0), (wall1, cpu1) = inside[0], inside[-1]
-        return (cpu1 - cpu0) / (wall1 - wall0)
 
 
 @pytest.mark.parametrize("mode", ["spin_between", "thrash"])

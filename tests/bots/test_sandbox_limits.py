@@ -14,19 +14,17 @@ import re
 import shutil
 import socket
 import subprocess
-import threading
-import time
 from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
 from referee.bots.limits import MIB
-from tests.support.hostile_helpers import sandboxed_processes
 from tests.support.referee_helpers import ROOT
 from tests.support.sandbox_helpers import (
     OPTIONS,
     SANDBOX,
+    GroupCpu,
     assert_attempted,
     assert_killed_for,
     assert_played_out,
@@ -105,42 +103,6 @@ def test_tmp_pages_count_against_the_memory_limit(tmp_path: Path) -> None:
     match = duel(tmp_path, "tmpfill", run_options=run_options)
     assert_attempted(match.text, "tmpfill", ["late"])
     assert_killed_for(match, "the memory limit of 128 MiB")
-
-
-class GroupCpu(threading.Thread):
-    """Samples, from outside, the CPU time the kernel charges to the cgroup of the first process
-    named ``spinner`` under a sandbox uid (cgroup v2's ``cpu.stat``, which every group has)."""
-
-    def __init__(self) -> None:
-        super().__init__(daemon=True)
-        self.samples: list[tuple[float, float]] = []  # (wall seconds, CPU seconds)
-        self.done = threading.Event()
-
-    def stat_file(self) -> Path | None:
-        for pid in sandboxed_processes(SANDBOX):
-            try:
-                if Path(f"/proc/{pid}/comm").read_text().strip() != "spinner":
-                    continue
-                lines = Path(f"/proc/{pid}/cgroup").read_text().splitlines()
-            except OSError:
-                continue
-            group = next(line[3:] for line in lines if line.startswith("0::"))
-            for mount in (Path("/sys/fs/cgroup/unified"), Path("/sys/fs/cgroup")):
-                path = mount / group.lstrip("/") / "cpu.stat"
-                if path.exists():
-                    return path
-        return None
-
-    def run(self) -> None:
-        path = None
-        while path is None and not self.done.wait(0.05):
-            path = self.stat_file()
-        while path is not None and not self.done.wait(0.1):
-            try:
-                usage = int(path.read_text().split("usage_usec ")[1].split()[0]) / 1e6
-            except (OSError, IndexError):
-                return  # the group is gone
-            self.samples.append((time.monotonic(), usage))
 
 
 def test_spinning_processes_get_one_core_and_are_killed_for_cpu_time(tmp_path: Path) -> None:

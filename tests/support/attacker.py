@@ -682,34 +682,42 @@ def attack_tmpfill(ctx: Context) -> None:
     hoard(ctx, "/tmp", lambda n: os.open(f"/tmp/fill{n}", os.O_CREAT | os.O_WRONLY, 0o600))
 
 
+def spinner(work: Callable[[], None]) -> None:
+    """A child named ``spinner`` (the tests find it by that name) that does ``work`` forever."""
+    if os.fork() == 0:
+        LIBC.prctl(PR_SET_NAME, b"spinner", 0, 0, 0)
+        work()
+
+
+def spin_forever() -> None:
+    while True:
+        pass
+
+
+def thrash_forever() -> None:
+    block = bytearray(32 << 20)
+    while True:
+        block[:] = bytes(block)
+
+
 def attack_spin(ctx: Context) -> None:
     """Spin in four processes (named ``spinner``) at once."""
     for _ in range(4):
-        if os.fork() == 0:
-            LIBC.prctl(PR_SET_NAME, b"spinner", 0, 0, 0)
-            while True:
-                pass
+        spinner(spin_forever)
     ctx.say("attempting", "4 spinning processes")
 
 
 def attack_spin_between(ctx: Context) -> None:
     """A process named ``spinner`` that spins from now on, while the bot plays on: it would
     take a core from its opponent while that one thinks."""
-    if os.fork() == 0:
-        LIBC.prctl(PR_SET_NAME, b"spinner", 0, 0, 0)
-        while True:
-            pass
+    spinner(spin_forever)
     ctx.say("attempting", "a process spinning all match long")
 
 
 def attack_thrash(ctx: Context) -> None:
     """A process named ``spinner`` that copies 32 MiB again and again while the bot plays on:
     memory bandwidth and caches its opponent would share."""
-    if os.fork() == 0:
-        LIBC.prctl(PR_SET_NAME, b"spinner", 0, 0, 0)
-        block = bytearray(32 << 20)
-        while True:
-            block[:] = bytes(block)
+    spinner(thrash_forever)
     ctx.say("attempting", "a process copying 32 MiB all match long")
 
 

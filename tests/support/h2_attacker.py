@@ -83,17 +83,19 @@ def handshake(sock: socket.socket, window: int | None = None) -> h2.connection.H
             return conn
 
 
+HEADERS = [
+    (":method", "POST"),
+    (":scheme", "http"),
+    (":path", PATH),
+    (":authority", "localhost"),
+    ("content-type", "application/grpc"),
+    ("te", "trailers"),
+]
+
+
 def headers_block() -> bytes:
     """A request's headers, never indexed, so that the same block is valid on every stream."""
-    headers = [
-        (":method", "POST"),
-        (":scheme", "http"),
-        (":path", PATH),
-        (":authority", "localhost"),
-        ("content-type", "application/grpc"),
-        ("te", "trailers"),
-    ]
-    return Encoder().encode([(k, v, True) for k, v in headers])
+    return Encoder().encode([(k, v, True) for k, v in HEADERS])
 
 
 def batch(mode: str, stream: int, block: bytes) -> tuple[bytes, int]:
@@ -159,17 +161,7 @@ def stall(address: str, token: str) -> None:
     sock = connect(address)
     conn = handshake(sock, window=64)
     stream = conn.get_next_available_stream_id()
-    conn.send_headers(
-        stream,
-        [
-            (":method", "POST"),
-            (":scheme", "http"),
-            (":path", PATH),
-            (":authority", "localhost"),
-            ("content-type", "application/grpc"),
-            ("te", "trailers"),
-        ],
-    )
+    conn.send_headers(stream, HEADERS)
     hello = pb.BotMessage(
         hello=pb.Hello(token=token, bot_name="staller", protocol_version=PROTOCOL_VERSION)
     ).SerializeToString()

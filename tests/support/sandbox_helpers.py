@@ -9,6 +9,8 @@ import hashlib
 import os
 import secrets
 import sys
+import threading
+import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -267,3 +269,46 @@ def files_under(path: Path) -> dict[str, bytes]:
             with contextlib.suppress(OSError):
                 found[str(item.relative_to(path))] = item.read_bytes()
     return found
+
+
+class GroupCpu(threading.Thread):
+    """Samples, from outside, the CPU time the kernel charges to the cgroup of the first process
+    named ``spinner`` under a sandbox uid (cgroup v2's ``cpu.stat``, which every group has)."""
+
+    def __init__(self) -> None:
+        super().__init__(daemon=True)
+        self.samples: list[tuple[float, float]] = []  # (wall seconds, CPU seconds)
+        self.done = threading.Event()
+
+    def stat_file(self) -> Path | None:
+        for pid in sandboxed_processes(SANDBOX):
+            try:
+                if Path(f"/proc/{pid}/comm").read_text().strip() != "spinner":
+                    continue
+                lines = Path(f"/proc/{pid}/cgroup").read_text().splitlines()
+            except OSError:
+                continue
+            group = next(line[3:] for line in lines if line.startswith("0::"))
+            for mount in (Path("/sys/fs/cgroup/unified"), Path("/sys/fs/cgroup")):
+                path = mount / group.lstrip("/") / "cpu.stat"
+                if path.exists():
+                    return path
+        return None
+
+    def run(self) -> None:
+        path = None
+        while path is None and not self.done.wait(0.05):
+            path = self.stat_file()
+        while path is not None and not self.done.wait(0.1):
+            try:
+                usage = int(path.read_text().split("usage_usec ")[1].split()[0]) / 1e6
+            except (OSError, IndexError):
+                return  # the group is gone
+            self.samples.append((time.monotonic(), usage))
+
+    def rate(self, start: float, end: float) -> float:
+        """Cores' worth of CPU the group had from ``start`` to ``end``."""
+        inside = [s for s in self.samples if start <= s[0] <= end]
+        assert len(inside) >= 10, self.samples
+        (wall0, cpu0), (wall1, cpu1) = inside[0], inside[-1]
+        return (cpu1 - cpu0) / (wall1 - wall0)
