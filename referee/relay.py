@@ -2,22 +2,22 @@
 
 A sandboxed bot's socket is not the referee's: it is this process's. Everything a bot can send
 down to raw HTTP/2 frames (floods of streams, resets, pings, settings, window updates) is
-parsed here, on the bot's own CPU share (the relay joins the bot's ``cpu`` group, and its
-``cpuset`` when it is pinned), so that a flood costs the bot that sends it and nobody else. The
+parsed here, on the bot's own CPU share (the relay joins the bot's ``cpu`` group), so that a
+flood costs the bot that sends it and nobody else. The
 referee hears only what the relay forwards over a socket pair, in small frames
 (:mod:`referee.relay_frames`), and the relay stamps each message's arrival and each request's
 receipt with the machine's monotonic clock, so that the bot's clock runs where the bot is met,
 whatever the referee's own load.
 
 The relay runs under the bot's uid (never as root once it serves), outside its sandbox. Its gRPC
-server takes one stream per connection and a few connections, closes a connection that says
+server takes two streams per connection and a few connections, closes a connection that says
 nothing within the hello timeout, answers pings only so often; the referee judges each Hello.
 It gives up its seat, and tells the referee why, when the bot:
 
 - opens more than :data:`MAX_STREAMS` streams over the relay's life (a seat needs one);
 - makes the relay spend :data:`ABUSE_CPU` seconds of CPU while it relays fewer than one
   message per :data:`CPU_PER_MESSAGE` of it (a flood of frames, of connections);
-- leaves more than :data:`MAX_UNREAD` bytes unread.
+- leaves more than :data:`~referee.relay_frames.MAX_UNREAD` bytes unread.
 
 Usage (by :class:`referee.relay_link.SeatRelay`): ``python -I relay.py FD``, the socket pair's
 end as ``FD``; the first frame it reads says where to listen and as whom.
@@ -52,8 +52,6 @@ MAX_STREAMS = 64
 POLL = 0.5  # seconds between looks at the relay's CPU time
 ABUSE_CPU = 0.5  # seconds of CPU the relay may spend between two judgements
 CPU_PER_MESSAGE = 0.002  # an honest relay spends some 0.05 ms a message
-MAX_UNREAD = 1 << 20
-DRAIN_TIMEOUT = 5.0
 PR_SET_PDEATHSIG = 1
 
 
@@ -90,10 +88,10 @@ class Stream:
     def put(self, data: bytes) -> None:
         self.queue.append(data)
         self.unread += len(data)
-        if self.unread > MAX_UNREAD:
+        if self.unread > rf.MAX_UNREAD:
             self.relay.abuse(
                 f"the bot stopped reading its stream: {self.unread} bytes the referee sent it "
-                f"were unread, over the limit of {MAX_UNREAD}"
+                f"were unread, over the limit of {rf.MAX_UNREAD}"
             )
             return
         if self.wake is not None and not self.wake.done():
@@ -103,7 +101,7 @@ class Stream:
         self.closing = True
         if self.wake is not None and not self.wake.done():
             self.wake.set_result(None)
-        asyncio.get_running_loop().call_later(DRAIN_TIMEOUT, self.finish)
+        asyncio.get_running_loop().call_later(rf.DRAIN_TIMEOUT, self.finish)
 
     def finish(self) -> None:
         if not self.done.done():
@@ -252,16 +250,13 @@ class Relay:
                 waiting[0].set_result((code, payload[5:]))
         elif kind == rf.SETTLE:
             token = struct.unpack_from("<I", payload)[0]
-            now = time.monotonic()
-            self.emit(rf.SETTLED, struct.pack("<I", token) + rf.STAMPS.pack(now, *self.stamp()))
+            stamps = rf.STAMPS.pack(time.monotonic(), self.asked, self.asked_at)
+            self.emit(rf.SETTLED, struct.pack("<I", token) + stamps)
         elif kind == rf.END:
             if stream is not None:
                 stream.close()
         elif kind == rf.QUIT:
             asyncio.get_running_loop().create_task(self.stop())
-
-    def stamp(self) -> tuple[int, float]:
-        return self.asked, self.asked_at
 
     async def watch_cpu(self) -> None:
         """Give up the seat when the bot makes the relay spend its CPU on no messages: each

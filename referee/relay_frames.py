@@ -30,6 +30,11 @@ READY, FAILED, HELLO, MESSAGE, LOST, SETTLED, ABUSE = (bytes([c]) for c in b"YFH
 HEADER = struct.Struct("<cI")
 # A message's or a settle's times: (a time, the latest request's number, when the relay had it).
 STAMPS = struct.Struct("<dId")
+# What a bot may leave unread before its stream is cut: far more than a whole series' messages.
+MAX_UNREAD = 1 << 20
+# How long closing a stream waits for its queued messages to be written (a bot that does not
+# read them is not waited for longer).
+DRAIN_TIMEOUT = 5.0
 # The largest frame either side accepts: a message within gRPC's own limit, and its header.
 MAX_FRAME = (16 << 20) + 64
 

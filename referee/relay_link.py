@@ -2,7 +2,7 @@
 
 :class:`SeatRelay` starts the relay for one sandboxed seat (listening on the seat's socket, in
 the bot's CPU group, under its uid), hands each Hello it forwards to the referee's judgement
-(:meth:`referee.server.RefereeServer.judge`), and stops it with the seat. :class:`RelayLink` is
+(:meth:`referee.server.RefereeServer._judge`), and stops it with the seat. :class:`RelayLink` is
 the seat's :class:`~referee.link.SeatLink` once its bot is welcomed: what the session sends goes
 to the relay as frames and never waits; what the bot sends comes back stamped with the relay's
 clock (its arrival, and when the relay had the latest request).
@@ -189,7 +189,6 @@ class SeatRelay:
         self._judge = judge
         self.link: RelayLink | None = None
         self.gone: str | None = None  # why the relay is gone, once it is
-        self.abuse: str | None = None  # why the relay gave the seat up, if it did
         self.on_abuse: Callable[[str], None] = _ignore
         self._process: asyncio.subprocess.Process | None = None
         self._transport: asyncio.Transport | None = None
@@ -262,7 +261,6 @@ class SeatRelay:
             self._hello(payload)
         elif kind == rf.ABUSE:
             reason = payload.decode(errors="replace")
-            self.abuse = reason
             if link is not None:
                 link.abused(reason)
             self.on_abuse(reason)
@@ -298,9 +296,4 @@ class SeatRelay:
                 await process.wait()
         if self._transport is not None:
             self._transport.close()
-
-    @property
-    def pid(self) -> int | None:
-        """The relay's process id (None before it starts)."""
-        return None if self._process is None else self._process.pid
 

@@ -28,16 +28,11 @@ import grpc  # type: ignore[import-untyped]
 from referee.errors import DeadlineExceededError, DisconnectedError
 from referee.faults import CONDUCT_RULE
 from referee.link import Clock, OnInvalid, OnLost, OnMessage
+from referee.relay_frames import DRAIN_TIMEOUT, MAX_UNREAD
 from referee.text import safe_text
 from referee.wire import ginrummy_pb2 as pb
 
 T = TypeVar("T")
-
-# What a bot may leave unread before its link cuts it: far more than a whole series' messages.
-MAX_UNREAD = 1 << 20
-# How long closing a stream waits for its queued messages to be written (a bot that does not
-# read them is not waited for longer).
-DRAIN_TIMEOUT = 5.0
 
 
 class InvalidMessage:
@@ -90,7 +85,7 @@ class BotLink:
     (:class:`InvalidMessage`). The servicer handler runs :meth:`serve` until :meth:`close`.
 
     What the referee sends is queued and written by a task of the link's own, so that no
-    sender waits for the bot to read; a bot that leaves more than :data:`MAX_UNREAD` bytes
+    sender waits for the bot to read; a bot that leaves more than ``MAX_UNREAD`` bytes
     unread is cut (a PROTOCOL_ERROR through ``on_invalid``).
     """
 
@@ -224,7 +219,7 @@ class BotLink:
 
     def close(self) -> None:
         """End the stream with status OK (the handler returns) once the queue is written, or
-        after :data:`DRAIN_TIMEOUT` seconds if the bot does not read it."""
+        after ``DRAIN_TIMEOUT`` seconds if the bot does not read it."""
         if self._closed.done() or self._closing:
             return
         self._closing = True

@@ -86,11 +86,12 @@ def clash(a: Job, b: Job) -> bool:
     """Whether two jobs must not be played at once: a bot of both would play the same deal
     (the same seed) in each, and its two instances could tell each other the cards its
     opponents hold in the other match (docs/security.md)."""
-    for one in a.matches:
-        for other in b.matches:
-            if one.seed == other.seed and not set(one.seats).isdisjoint(other.seats):
-                return True
-    return False
+    return not _deal_seats(a).isdisjoint(_deal_seats(b))
+
+
+def _deal_seats(job: Job) -> set[tuple[int, str]]:
+    """Each (seed, bot) of a job's matches."""
+    return {(spec.seed, bot) for spec in job.matches for bot in spec.seats}
 
 
 def pairings(config: TournamentConfig) -> list[tuple[str, ...]]:
