@@ -256,10 +256,27 @@ def estimate(counts: Sequence[int]) -> EloEstimate | None:
 Decision = Literal["H0", "H1"]
 
 
-def first_crossing(values: Floats, settings: SprtSettings) -> int | None:
-    """The index of the first LLR in ``values`` on or past a bound, or None."""
-    crossed = np.flatnonzero((values >= settings.upper) | (values <= settings.lower))
-    return int(crossed[0]) if crossed.size else None
+def advance(
+    counts: Floats, drawn: NDArray[np.intp], steps_of: Floats, settings: SprtSettings
+) -> tuple[Floats, NDArray[np.int64], NDArray[np.int8], Floats]:
+    """Count units of many runs at once, each run up to the first unit whose LLR is on or past
+    a bound: the one step of :class:`SequentialTest` and of :func:`simulate`.
+
+    ``counts`` (shape ``(runs, K)``) are the runs' counts so far, ``drawn`` (``(runs, n)``) the
+    categories of their next ``n`` units, and row ``c`` of ``steps_of`` what a unit of category
+    ``c`` adds to the counts. Returns, per run, the counts after its last unit counted, the
+    units counted (``n`` if no bound was crossed), the decision (1: H1, 0: H0, -1: none yet)
+    and the LLR after the last unit counted."""
+    runs, n = drawn.shape
+    cumulative = counts[:, None, :] + np.cumsum(steps_of[drawn], axis=1)
+    values = llr(cumulative.reshape(runs * n, -1), settings).reshape(runs, n)
+    upper, lower = values >= settings.upper, values <= settings.lower
+    crossed = upper | lower
+    hit = crossed.any(axis=1)
+    last = np.where(hit, np.argmax(crossed, axis=1), n - 1)
+    rows = np.arange(runs)
+    decisions = np.where(hit, upper[rows, last], -1).astype(np.int8)
+    return cumulative[rows, last], (last + 1).astype(np.int64), decisions, values[rows, last]
 
 
 @dataclass(slots=True)
@@ -330,19 +347,16 @@ class SequentialTest:
         if not points:
             return
         # In chunks, so that a long resumed run stops computing at its decision.
+        steps_of = np.eye(len(self.counts))
         for start in range(0, len(points), CHUNK):
-            part = np.round(np.array(points[start : start + CHUNK]) * 2).astype(int)
-            steps = np.zeros((part.size, len(self.counts)))
-            steps[np.arange(part.size), part] = 1.0
-            cumulative = np.asarray(self.counts, dtype=float) + np.cumsum(steps, axis=0)
-            values = llr(cumulative, self.settings)
-            crossed = first_crossing(values, self.settings)
-            last = part.size - 1 if crossed is None else crossed
-            self.counts = [int(c) for c in cumulative[last]]
-            self.units += last + 1
-            self.value = float(values[last])
-            if crossed is not None:
-                self.decision = "H1" if self.value >= self.settings.upper else "H0"
+            drawn = np.round(np.array([points[start : start + CHUNK]]) * 2).astype(np.intp)
+            counts = np.array([self.counts], dtype=float)
+            after, counted, decided, value = advance(counts, drawn, steps_of, self.settings)
+            self.counts = [int(c) for c in after[0]]
+            self.units += int(counted[0])
+            self.value = float(value[0])
+            if decided[0] >= 0:
+                self.decision = "H1" if decided[0] == 1 else "H0"
                 return
 
     def estimate(self) -> EloEstimate | None:
@@ -372,8 +386,9 @@ def simulate(
     chunk: int = 128,
 ) -> Simulation:
     """``runs`` tests whose units are drawn independently from ``probabilities`` (one per
-    category, ordered by score), each stopped as :class:`SequentialTest` stops: at the first
-    unit whose LLR is on or past a bound, or at the maximum. ``increments`` (one row per
+    category, ordered by score), counted by :func:`advance` as :class:`SequentialTest` counts
+    them, so each stops where a real run would: at the first unit whose LLR is on or past a
+    bound, or at the maximum. ``increments`` (one row per
     category) says what a unit adds to the counts the LLR reads, e.g. a pair's two matches to
     trinomial counts; by default each unit counts in its own category. The LLRs of every unit of
     every run still going are computed in one call per ``chunk`` units."""
@@ -390,17 +405,11 @@ def simulate(
     while active.size and done < max_units:
         size = min(chunk, max_units - done)
         drawn = rng.choice(p.size, size=(active.size, size), p=p)
-        cumulative = counts[active, None, :] + np.cumsum(steps_of[drawn], axis=1)
-        values = llr(cumulative.reshape(-1, steps_of.shape[1]), settings)
-        values = values.reshape(active.size, size)
-        upper, lower = values >= settings.upper, values <= settings.lower
-        crossed = upper | lower
-        hit = crossed.any(axis=1)
-        first = np.argmax(crossed, axis=1)
-        rows = active[hit]
-        decisions[rows] = upper[hit, first[hit]].astype(np.int8)
-        units[rows] = done + first[hit] + 1
-        counts[active] = cumulative[:, -1, :]
+        after, counted, decided, _ = advance(counts[active], drawn, steps_of, settings)
+        hit = decided >= 0
+        decisions[active[hit]] = decided[hit]
+        units[active[hit]] = done + counted[hit]
+        counts[active] = after
         active = active[~hit]
         done += size
     return Simulation(decisions, units)

@@ -8,6 +8,7 @@ import asyncio
 import math
 import random
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -102,8 +103,13 @@ def test_the_bounds_are_walds_and_bad_settings_are_named() -> None:
 
 # --- the error rates, simulated ---------------------------------------------------------------
 
-RUNS = 400
-# The measured rate may exceed the nominal one by 3 standard errors of a share of RUNS runs
+# Runs per hypothesis. At H0 they are enough to tell alpha from twice alpha: a test whose true
+# false-H1 rate were 2 * 0.05 (measured: 0.087 to 0.092 over 4,000 runs of each kind below)
+# passes the bound of 1,500 runs with probability 0.003. At H1, 400 runs tell beta = 0.10 from
+# 0.20 as surely.
+RUNS_H0 = 1_500
+RUNS_H1 = 400
+# The measured rate may exceed the nominal one by 3 standard errors of a share of the runs
 # (one-sided, 99.9%): beyond that the test is wrong, not unlucky. The seed is fixed, so the
 # figures are the same on every machine and at every speed.
 SLACK = 3.0
@@ -116,30 +122,39 @@ def pair_probabilities(score: float, rho: float) -> list[float]:
     return [neither, 0.0, 1.0 - both - neither, 0.0, both]
 
 
-def bound(rate: float) -> float:
-    return rate + SLACK * math.sqrt(rate * (1 - rate) / RUNS)
+def bound(rate: float, runs: int) -> float:
+    return rate + SLACK * math.sqrt(rate * (1 - rate) / runs)
 
 
-@pytest.mark.parametrize(
-    ("name", "unit"),
-    [
-        ("trinomial", lambda s: [1 - s, 0.0, s]),
-        ("pentanomial, pairs correlated -0.5", lambda s: pair_probabilities(s, -0.5)),
-        ("pentanomial, pairs correlated +0.4", lambda s: pair_probabilities(s, 0.4)),
-    ],
-)
+UNITS = [
+    ("trinomial", lambda s: [1 - s, 0.0, s]),
+    ("pentanomial, pairs correlated -0.5", lambda s: pair_probabilities(s, -0.5)),
+    ("pentanomial, pairs correlated +0.4", lambda s: pair_probabilities(s, 0.4)),
+]
+# Wide hypotheses keep the runs short; the error rates do not depend on the width.
+WIDE = SprtSettings(elo0=0, elo1=60, alpha=0.05, beta=0.10, max_matches=100_000)
+
+
+@pytest.mark.parametrize(("name", "unit"), UNITS)
 def test_simulated_error_rates_are_within_alpha_and_beta(
     name: str, unit: Callable[[float], list[float]]
 ) -> None:
-    # Wide hypotheses keep the runs short; the error rates do not depend on the width.
-    settings = SprtSettings(elo0=0, elo1=60, alpha=0.05, beta=0.10, max_matches=100_000)
     rng = np.random.default_rng(20260101)
-    at_h0 = simulate(unit(elo_to_score(settings.elo0)), settings, RUNS, rng, chunk=64)
-    at_h1 = simulate(unit(elo_to_score(settings.elo1)), settings, RUNS, rng, chunk=64)
+    at_h0 = simulate(unit(elo_to_score(WIDE.elo0)), WIDE, RUNS_H0, rng, chunk=64)
+    at_h1 = simulate(unit(elo_to_score(WIDE.elo1)), WIDE, RUNS_H1, rng, chunk=64)
     assert at_h0.share(-1) == at_h1.share(-1) == 0.0  # every run decided before the maximum
-    assert at_h0.share(1) <= bound(settings.alpha), name  # H1 accepted though H0 is true
-    assert at_h1.share(0) <= bound(settings.beta), name  # H0 accepted though H1 is true
+    assert at_h0.share(1) <= bound(WIDE.alpha, RUNS_H0), name  # H1 accepted though H0 is true
+    assert at_h1.share(0) <= bound(WIDE.beta, RUNS_H1), name  # H0 accepted though H1 is true
     assert at_h0.units.mean() < 2_000  # and the test is sequential: it stops early
+
+
+def test_the_error_rate_test_tells_alpha_from_twice_alpha() -> None:
+    # The same measurement of a test run with twice the alpha: its false-H1 rate is over the
+    # bound, so a test that erred twice as often as it says could not pass the one above.
+    doubled = SprtSettings(elo0=0, elo1=60, alpha=0.10, beta=0.10, max_matches=100_000)
+    rng = np.random.default_rng(20260101)
+    at_h0 = simulate(UNITS[0][1](0.5), doubled, RUNS_H0, rng, chunk=64)
+    assert at_h0.share(1) > bound(WIDE.alpha, RUNS_H0)
 
 
 def test_counting_correlated_pairs_as_matches_breaks_the_error_rate() -> None:
@@ -148,10 +163,65 @@ def test_counting_correlated_pairs_as_matches_breaks_the_error_rate() -> None:
     settings = SprtSettings(elo0=0, elo1=60, alpha=0.05, beta=0.05, max_matches=100_000)
     as_matches = [[2, 0, 0], [1, 1, 0], [1, 0, 1], [0, 1, 1], [0, 0, 2]]
     rng = np.random.default_rng(7)
-    wrong = simulate(pair_probabilities(0.5, 0.6), settings, RUNS, rng, increments=as_matches)
-    right = simulate(pair_probabilities(0.5, 0.6), settings, RUNS, rng)
-    assert wrong.share(1) > bound(settings.alpha)
-    assert right.share(1) <= bound(settings.alpha)
+    wrong = simulate(pair_probabilities(0.5, 0.6), settings, RUNS_H1, rng, increments=as_matches)
+    right = simulate(pair_probabilities(0.5, 0.6), settings, RUNS_H1, rng)
+    assert wrong.share(1) > bound(settings.alpha, RUNS_H1)
+    assert right.share(1) <= bound(settings.alpha, RUNS_H1)
+
+
+def game_scores(categories: list[int], paired: bool, rng: random.Random) -> list[float]:
+    """Match scores, in the schedule's order, whose units are ``categories``; a pair's points
+    are split between its two matches in any way that sums right (1 point: a win and a loss
+    either way round, or two matches without a winner)."""
+    if not paired:
+        return [c / 2 for c in categories]
+    splits = {0: [(0.0, 0.0)], 1: [(0.5, 0.0), (0.0, 0.5)], 2: [(1.0, 0.0), (0.0, 1.0), (0.5, 0.5)]}
+    splits |= {3: [(1.0, 0.5), (0.5, 1.0)], 4: [(1.0, 1.0)]}
+    return [score for c in categories for score in rng.choice(splits[c])]
+
+
+@pytest.mark.parametrize(
+    ("name", "settings", "probabilities", "runs"),
+    [
+        ("trinomial at H0", WIDE, [0.5, 0.0, 0.5], 40),
+        ("pentanomial at H1", WIDE, pair_probabilities(elo_to_score(60), 0.4), 40),
+        # Fewer: each normalized LLR is ten constrained fits.
+        ("normalized, with draws", replace(WIDE, model="normalized"), [0.3, 0.35, 0.35], 12),
+    ],
+)
+def test_the_class_that_decides_real_runs_decides_as_the_simulation_on_the_same_draws(
+    name: str, settings: SprtSettings, probabilities: list[float], runs: int
+) -> None:
+    # The error rates above are measured on simulate(); here every simulated run is played
+    # again through SequentialTest, from the same draws, as a run's match results: each must
+    # end with the same decision, at the same unit, on the same counts.
+    chunk = 256
+    paired = len(probabilities) == 5
+    order = random.Random(11)
+    decided = {"H0": 0, "H1": 0}
+    for run in range(runs):
+        sim = simulate(probabilities, settings, 1, np.random.default_rng([7, run]), chunk=chunk)
+        # The same generator, drawn from as simulate() draws: a chunk of units at a time.
+        rng = np.random.default_rng([7, run])
+        categories: list[int] = []
+        while len(categories) < sim.units[0]:
+            categories += [
+                int(c) for c in rng.choice(len(probabilities), (1, chunk), p=probabilities)[0]
+            ]
+        results = list(enumerate(game_scores(categories, paired, order), start=1))
+        order.shuffle(results)  # matches finish in any order
+        test = SequentialTest(settings, paired=paired)
+        for at in range(0, len(results), 97):
+            test.extend(results[at : at + 97])
+        expected = {1: "H1", 0: "H0", -1: None}[int(sim.decisions[0])]
+        assert (test.decision, test.units) == (expected, int(sim.units[0])), (name, run)
+        counted = np.bincount(categories[: test.units], minlength=len(probabilities))
+        assert test.counts == counted.tolist(), (name, run)
+        assert test.value == pytest.approx(float(llr(test.counts, settings)), rel=1e-9)
+        assert test.beyond == len(results) - test.matches
+        if test.decision is not None:
+            decided[test.decision] += 1
+    assert sum(decided.values()) == runs, name  # every run decided within its chunks
 
 
 # --- counting in the schedule's order ---------------------------------------------------------
