@@ -1,6 +1,10 @@
 """``ginref live`` end to end: a real tournament of the Python sample bots (one of them says a
 name that is markup) run by ``ginref tournament`` in a process of its own, watched by ``ginref
-live`` in another, read over HTTP while it plays and in headless Chromium."""
+live`` in another, read over HTTP while it plays and in headless Chromium.
+
+The named bot holds each of its matches in progress until the test lets it go on (at its
+:data:`HOLD`-th decision, tests/support/named_bot.py): what a spectator sees of a hand in play
+is checked against the log on every machine, however fast it plays."""
 
 from __future__ import annotations
 
@@ -18,18 +22,21 @@ from typing import Any
 
 import pytest
 
+from replays.spectate import spectator_view
 from tests.support.browser import Browser
-from tests.support.named_bot import NAME, VERSION
+from tests.support.named_bot import NAME, OPEN, VERSION
 
 pytestmark = pytest.mark.slow  # real bot processes, two ginref processes and a browser
 
 ROOT = Path(__file__).resolve().parents[2]
 NAMED = ROOT / "tests" / "support" / "named_bot.py"
-# Each of its decisions waits this long: a match lasts several seconds on any machine, long
-# enough to be seen in progress by a page that looks every 0.2 s.
-PAUSE_S = 0.05
+# The named bot's decision (of each match) it waits at until the test opens the gate: in its
+# first hand, after stock draws whose cards a spectator must not see.
+HOLD = 6
 # Far beyond what the tournament (two matches) takes on a loaded machine.
 DEADLINE_S = 300.0
+SUITS = {"C": "\u2663", "D": "\u2666", "H": "\u2665", "S": "\u2660"}
+PAGE_CARD = re.compile("(?:10|[2-9AJQK])[" + "".join(SUITS.values()) + "]")
 
 
 def until(condition: Callable[[], Any], what: str) -> Any:
@@ -53,17 +60,26 @@ def ginref(*args: str) -> subprocess.Popen[str]:
     )
 
 
+def fetch(url: str, path: str) -> Any:
+    with urllib.request.urlopen(url + path, timeout=DEADLINE_S) as answer:
+        return json.load(answer)
+
+
 def state(url: str) -> dict[str, Any]:
-    with urllib.request.urlopen(url + "api/state", timeout=DEADLINE_S) as answer:
-        data: dict[str, Any] = json.load(answer)
+    data: dict[str, Any] = fetch(url, "api/state")
     return data
+
+
+def records(log: Path) -> list[dict[str, Any]]:
+    """The log's whole lines as they are now (a line being written is left out)."""
+    text = log.read_text(encoding="utf-8")
+    return [json.loads(line) for line in text[: text.rfind("\n") + 1].splitlines()]
 
 
 def public_cards(log: Path, hand: int) -> set[str]:
     """The upcard and the discards of ``hand`` in the log as it is now."""
     cards: set[str] = set()
-    for line in log.read_text(encoding="utf-8").splitlines():
-        record = json.loads(line)
+    for record in records(log):
         if record.get("hand") != hand:
             continue
         if record["type"] == "deal" and record["upcard"]:
@@ -71,6 +87,11 @@ def public_cards(log: Path, hand: int) -> set[str]:
         if record["type"] == "decision" and record["action"]["kind"] == "discard":
             cards.add(record["action"]["card"])
     return cards
+
+
+def page_text(code: str) -> str:
+    """A card as the page writes it: ``TH`` is 10 and the hearts' sign."""
+    return ("10" if code[0] == "T" else code[0]) + SUITS[code[1]]
 
 
 @pytest.fixture
@@ -81,11 +102,15 @@ def browser(tmp_path: Path) -> Iterator[Browser]:
 
 def test_a_tournament_watched_live(tmp_path: Path, browser: Browser) -> None:
     out = tmp_path / "out"
+    gate = tmp_path / "gate"  # the named bot's own directory, read only in its sandbox
+    gate.mkdir(mode=0o755)
     file = tmp_path / "t.toml"
     file.write_text(
         'name = "watched"\nseed = 3\nmatches = 2\n[faults]\nexit_grace = 0.5\nkill_grace = 0.5\n'
+        # A held decision waits for the test, not for a clock: time enough for all it checks.
+        f"[time]\nmove_time = {DEADLINE_S}\nbank = {DEADLINE_S}\n"
         '[[bots]]\nname = "greedy"\ncommand = "{python} -m sample_bots.greedy_bot"\n'
-        f'[[bots]]\nname = "named"\ncommand = "{{python}} {NAMED} {PAUSE_S}"\n'
+        f'[[bots]]\nname = "named"\ncommand = "{{python}} {NAMED} {HOLD} {gate}"\n'
     )
     tournament = ginref("tournament", str(file), "--out", str(out), "-j", "2", "-q")
     live: subprocess.Popen[str] | None = None
@@ -98,44 +123,63 @@ def test_a_tournament_watched_live(tmp_path: Path, browser: Browser) -> None:
         assert found, first
         url = found.group(1)
 
-        # A match in progress, its table in the state, nothing hidden in it.
-        def playing() -> dict[str, Any] | None:
-            for entry in state(url)["live"]:
+        # Both matches held, the named bot to act in a hand in play, and the state showing
+        # each of them as its log stands: nothing changes until the gate opens.
+        def held() -> list[tuple[dict[str, Any], Path]] | None:
+            entries = state(url)["live"]
+            if len(entries) != 2 or not all(e["view"] and e["view"]["tables"] for e in entries):
+                return None
+            holding = []
+            for entry in entries:
                 view = entry["view"]
-                if view and view["tables"] and len(view["tables"][0]["events"]) > 3:
-                    return entry
-            return None
+                log = next(out.glob(f"logs/**/{entry['match_id']}.jsonl"))
+                written = records(log)
+                named = next(s["seat"] for s in view["seats"] if s["label"] == "named")
+                asked = sum(r["type"] == "decision" and r["seat"] == named for r in written)
+                (table,) = view["tables"]
+                if asked != HOLD - 1 or table["to_act"] != named:
+                    return None
+                if view != spectator_view(written):
+                    return None
+                holding.append((entry, log))
+            return holding
 
-        entry = until(playing, "a match in progress with its table")
-        view = entry["view"]
-        assert entry["embargo"] is None  # two deals, one match each: nothing to hide
-        named = next(s for s in view["seats"] if s["label"] == "named")
-        assert named["name"] == NAME and named["version"] == VERSION
-        (table,) = view["tables"]
-        log = next(out.glob(f"logs/**/{entry['match_id']}.jsonl"))
-        shown = set(table["pile"]) | {c for known in table["known"] for c in known}
-        shown |= {e["card"] for e in table["events"] if e["card"]}
-        assert table["result"] is not None or shown <= public_cards(log, table["hand"])
-        assert '"seed"' not in json.dumps(entry) and '"deck"' not in json.dumps(entry)
+        playing = until(held, "both matches held in progress, as their logs stand")
+        for entry, log in playing:
+            view = entry["view"]
+            assert entry["embargo"] is None  # two deals, one match each: nothing to hide
+            named = next(s for s in view["seats"] if s["label"] == "named")
+            assert named["name"] == NAME and named["version"] == VERSION
+            (table,) = view["tables"]
+            assert table["result"] is None  # the named bot is to act: the hand is in play
+            assert any(e["kind"] == "draw_stock" for e in table["events"])  # a card to hide
+            shown = set(table["pile"]) | {c for known in table["known"] for c in known}
+            shown |= {e["card"] for e in table["events"] if e["card"]}
+            assert shown <= public_cards(log, table["hand"])
+            assert '"seed"' not in json.dumps(entry) and '"deck"' not in json.dumps(entry)
 
-        # The page: standings, a match (in progress or over), and the markup name as text.
+        # The page: standings, both matches held, the markup name as text, and no card face
+        # up that the log has not made public.
         browser.load(url)
         browser.wait_for("document.querySelectorAll('#standings tbody tr').length === 2")
-        browser.wait_for(
-            "document.querySelector('.match') !== null || "
-            "document.querySelectorAll('#recent tbody tr').length > 0"
-        )
+        browser.wait_for("document.querySelectorAll('.match .felt').length === 2")
         names: list[str] = browser.js(
             "[...document.querySelectorAll('.hello')].map(e => e.textContent)"
         )
-        if names:  # a match was still in progress when the page drew it
-            assert f"({NAME} {VERSION})" in names
+        assert names.count(f"({NAME} {VERSION})") == 2
+        for entry, log in playing:
+            text: str = browser.js(
+                f"document.querySelector('.match[data-match=\"{entry['match_id']}\"]').textContent"
+            )
+            public = {page_text(c) for c in public_cards(log, entry["view"]["tables"][0]["hand"])}
+            assert PAGE_CARD.search(text) and set(PAGE_CARD.findall(text)) <= public
         assert browser.js("document.scripts.length") == 1
         assert browser.js("document.images.length") == 0
         assert browser.js("window.pwned === undefined && document.title !== 'pwned'")
         browser.screenshot("live-page.png")
 
-        # The tournament ends: the page says so, and the results are there.
+        # The gate opens: the tournament ends, the page says so, and the results are there.
+        (gate / OPEN).touch()
         assert tournament.wait(timeout=DEADLINE_S) == 0, tournament.stderr
 
         def over() -> dict[str, Any] | None:
@@ -146,6 +190,12 @@ def test_a_tournament_watched_live(tmp_path: Path, browser: Browser) -> None:
         final = until(over, "the end of the tournament in the state")
         assert [b["matches"] for b in final["standings"]["bots"]] == [2, 2]
         assert {r["key"] for r in final["recent"]} == {"greedy.named.001", "greedy.named.002"}
+        # Each finished match's last view: its whole log, as a spectator sees it.
+        for entry, log in playing:
+            kept = fetch(url, f"api/match/{entry['match_id']}")
+            assert kept["embargo"] is None and kept["view"]["over"]
+            assert kept["view"] == spectator_view(records(log))
+            assert '"seed"' not in json.dumps(kept) and '"deck"' not in json.dumps(kept)
         browser.wait_for("document.querySelectorAll('#recent tbody tr').length === 2")
         browser.wait_for("document.getElementById('progress').textContent === '2 of 2 matches'")
         browser.wait_for("document.getElementById('standings-title').textContent === 'Standings'")
@@ -156,6 +206,7 @@ def test_a_tournament_watched_live(tmp_path: Path, browser: Browser) -> None:
         rest, errors = live.communicate(timeout=DEADLINE_S)
         assert live.returncode == 0 and "Stopped." in rest and errors == ""
     finally:
+        (gate / OPEN).touch()  # a held bot is let go whatever happened
         for process in (tournament, live):
             if process is not None and process.poll() is None:
                 os.kill(process.pid, signal.SIGKILL)

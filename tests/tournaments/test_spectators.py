@@ -19,7 +19,7 @@ from typing import Any
 
 import pytest
 
-from replays.spectate import Spectator
+from replays.spectate import Spectator, spectator_view
 from tests.support.live_tournament import Tournament, spec
 from tournaments.spectators import LiveView
 from tournaments.watch import SETTLED_S, STANDINGS_LAG_S, TournamentWatch
@@ -262,6 +262,73 @@ def test_the_state_follows_the_log(served: tuple[LiveView, Tournament]) -> None:
     rest = len(t.lines["ann.bob.001"]) - t.written["ann.bob.001"] - 1
     t.grow("ann.bob.001", rest)
     until(lambda: hand() > first, "a later hand in the state")
+
+
+def test_a_finished_match_shows_no_card_while_its_partner_plays_its_deal(tmp_path: Path) -> None:
+    """A duplicate pair, served: one match over, its partner still playing the same deal. What
+    a spectator can ask for (the state, which is all the page draws from, and each match by
+    its id) shows no card but those of the partner's own table so far; once the partner is
+    over too, the finished match's last view is there in full."""
+    t = Tournament(
+        tmp_path / "t",
+        [spec("ann.bob.001", 0, ("ann", "bob"), 7), spec("ann.bob.002", 1, ("bob", "ann"), 7, 2)],
+    )
+    first, partner = "ann.bob.001", "ann.bob.002"
+    t.log(first)
+    t.log(partner, choices=2)  # the same deal, played otherwise
+    t.grow(first, 30)
+    t.grow(partner, 60)
+    view = LiveView(t.directory, port=0, follower=Spectator, interval=0.05)
+    view.start()
+    try:
+        first_id, partner_id = (json.loads(t.lines[k][0])["match_id"] for k in (first, partner))
+
+        def state() -> dict[str, Any]:
+            return dict(json.loads(get(view, "/api/state")[2]))
+
+        # Both followed while in progress (a finished match's view is kept only then).
+        until(lambda: len(state()["live"]) == 2, "both matches in progress in the state")
+        t.finish(first)
+
+        def first_listed() -> bool:
+            now = state()
+            recent = [r["key"] for r in now["recent"]]
+            return now["done"] == 1 and now["standings"]["done"] == 1 and recent == [first]
+
+        until(first_listed, "the finished match in the results and the standings")
+        status, _, finished = get(view, f"/api/match/{first_id}")
+        assert status == 200
+        _, _, body = get(view, "/api/state")
+        _, _, playing = get(view, f"/api/match/{partner_id}")
+        # The partner's table, and nothing else, may show cards: exactly what its own log has
+        # made public so far (its deal has no other match left to play).
+        written = [json.loads(line) for line in t.lines[partner][: t.written[partner]]]
+        public = set(CARD.findall(json.dumps(spectator_view(written))))
+        (entry,) = json.loads(body)["live"]
+        assert entry["key"] == partner and entry["embargo"] is None
+        assert entry["view"] == spectator_view(written)
+        leaked = set(CARD.findall(finished.decode())) | (
+            set(CARD.findall(body.decode() + playing.decode())) - public
+        )
+        assert leaked == set()
+        assert json.loads(finished) == {
+            "match_id": first_id,
+            "embargo": {"matches_left": 1},
+            "view": None,
+        }
+        for text in (finished, body, playing):
+            assert b'"seed"' not in text and b'"deck"' not in text
+        # The partner over as well: the deal is open to all, the finished match's cards too.
+        t.finish(partner)
+        until(lambda: state()["done"] == 2, "the partner journaled")
+        for key, match_id in ((first, first_id), (partner, partner_id)):
+            shown = json.loads(get(view, f"/api/match/{match_id}")[2])
+            whole = [json.loads(line) for line in t.lines[key]]
+            assert shown["embargo"] is None and shown["view"] == spectator_view(whole)
+            assert shown["view"]["over"] and CARD.search(json.dumps(shown))
+    finally:
+        view.stop()
+        t.journal.close()
 
 
 def test_only_get_and_head_are_answered(served: tuple[LiveView, Tournament]) -> None:
