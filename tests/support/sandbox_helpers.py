@@ -271,16 +271,55 @@ def files_under(path: Path) -> dict[str, bytes]:
     return found
 
 
+@dataclass(frozen=True, slots=True)
+class CpuSample:
+    """One reading of a bot's group: CPU charged to it, and the CFS bandwidth periods the kernel
+    counted for the group that holds its CPU limit (0 where it has none)."""
+
+    wall: float  # monotonic seconds
+    cpu: float  # CPU seconds charged to the spinner's group
+    periods: int  # periods in which the limited group ran (``nr_periods``)
+    throttled: int  # periods at whose end it was throttled (``nr_throttled``)
+
+
+def _keyed(path: Path) -> dict[str, int]:
+    return {k: int(v) for k, v in (line.split() for line in path.read_text().splitlines())}
+
+
+def cpu_limit(group: Path, mount: Path) -> tuple[Path, int, int] | None:
+    """The directory at or above ``group`` (up to ``mount``) that holds a CPU quota, with the
+    quota and period in microseconds (v1 ``cpu.cfs_quota_us``, v2 ``cpu.max``); None if none."""
+    for path in [group, *group.parents]:
+        if not path.is_relative_to(mount):
+            break
+        try:
+            if (path / "cpu.max").exists():
+                quota, period = (path / "cpu.max").read_text().split()
+            else:
+                quota = (path / "cpu.cfs_quota_us").read_text().strip()
+                period = (path / "cpu.cfs_period_us").read_text().strip()
+        except (OSError, ValueError):
+            continue
+        if quota not in ("max", "-1"):
+            return path, int(quota), int(period)
+    return None
+
+
 class GroupCpu(threading.Thread):
     """Samples, from outside, the CPU time the kernel charges to the cgroup of the first process
-    named ``spinner`` under a sandbox uid (cgroup v2's ``cpu.stat``, which every group has)."""
+    named ``spinner`` under a sandbox uid (cgroup v2's ``cpu.stat``, which every group has), and
+    the bandwidth periods of the group that limits its CPU (``cpu.stat`` of the v1 ``cpu``
+    hierarchy, or of the v2 group with ``cpu.max``)."""
 
     def __init__(self) -> None:
         super().__init__(daemon=True)
-        self.samples: list[tuple[float, float]] = []  # (wall seconds, CPU seconds)
+        self.samples: list[CpuSample] = []
+        self.usage_file: Path | None = None
+        self.limit: tuple[Path, int, int] | None = None  # the limiting group, quota, period
         self.done = threading.Event()
 
-    def stat_file(self) -> Path | None:
+    def find(self) -> bool:
+        """Find the spinner's group (for its CPU time) and the group that limits its CPU."""
         for pid in sandboxed_processes(SANDBOX):
             try:
                 if Path(f"/proc/{pid}/comm").read_text().strip() != "spinner":
@@ -288,27 +327,37 @@ class GroupCpu(threading.Thread):
                 lines = Path(f"/proc/{pid}/cgroup").read_text().splitlines()
             except OSError:
                 continue
-            group = next(line[3:] for line in lines if line.startswith("0::"))
-            for mount in (Path("/sys/fs/cgroup/unified"), Path("/sys/fs/cgroup")):
-                path = mount / group.lstrip("/") / "cpu.stat"
-                if path.exists():
-                    return path
-        return None
+            groups: dict[str, str] = {}
+            for line in lines:
+                _, names, path = line.split(":", 2)
+                for name in names.split(",") if names else [""]:
+                    groups[name] = path.lstrip("/")
+            unified = next(
+                mount
+                for mount in (Path("/sys/fs/cgroup/unified"), Path("/sys/fs/cgroup"))
+                if (mount / "cgroup.controllers").exists()
+            )
+            self.usage_file = unified / groups[""] / "cpu.stat"
+            mount = Path("/sys/fs/cgroup/cpu") if "cpu" in groups else unified
+            self.limit = cpu_limit(mount / groups.get("cpu", groups[""]), mount)
+            return True
+        return False
 
     def run(self) -> None:
-        path = None
-        while path is None and not self.done.wait(0.05):
-            path = self.stat_file()
-        while path is not None and not self.done.wait(0.1):
+        while not self.find() and not self.done.wait(0.05):
+            pass
+        while self.usage_file is not None and not self.done.wait(0.1):
             try:
-                usage = int(path.read_text().split("usage_usec ")[1].split()[0]) / 1e6
-            except (OSError, IndexError):
+                usage = _keyed(self.usage_file)["usage_usec"] / 1e6
+                bandwidth = _keyed(self.limit[0] / "cpu.stat") if self.limit else {}
+            except (OSError, KeyError):
                 return  # the group is gone
-            self.samples.append((time.monotonic(), usage))
+            periods, throttled = bandwidth.get("nr_periods", 0), bandwidth.get("nr_throttled", 0)
+            self.samples.append(CpuSample(time.monotonic(), usage, periods, throttled))
 
     def rate(self, start: float, end: float) -> float:
         """Cores' worth of CPU the group had from ``start`` to ``end``."""
-        inside = [s for s in self.samples if start <= s[0] <= end]
+        inside = [s for s in self.samples if start <= s.wall <= end]
         assert len(inside) >= 10, self.samples
-        (wall0, cpu0), (wall1, cpu1) = inside[0], inside[-1]
-        return (cpu1 - cpu0) / (wall1 - wall0)
+        first, last = inside[0], inside[-1]
+        return (last.cpu - first.cpu) / (last.wall - first.wall)
