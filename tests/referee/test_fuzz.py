@@ -8,7 +8,8 @@ the pending request mutated (a byte flipped, cut short, bytes inserted). The ref
 each mistake with a well-formed Fault (a fault kind, a rule, a message) and go on with the next
 match of the series; it must never end the stream with an error status, and its health check
 must say SERVING after every example. A second test sends random first messages on fresh
-streams: each must be refused with a clean gRPC status and a message.
+streams: each must be refused with a clean gRPC status and a message. A third draws a fixed
+sequence of examples the way the first does, and checks that they reach every kind of mistake.
 """
 
 from __future__ import annotations
@@ -37,8 +38,8 @@ from referee.server import SERVICE_NAME, RefereeServer, SeatTicket
 from referee.wire import ginrummy_pb2 as pb
 from tests.support.referee_helpers import UNSANDBOXED, bot
 
-# A live server fuzzed over real connections. One for the module, and its last test reads what
-# the others did to it: scripts/test's pytest-xdist runs a file's tests in one worker, in order.
+# A live server fuzzed over real connections, one for the module (scripts/test's pytest-xdist
+# runs a file's tests in one worker, so it is started once); each test needs only the fixture.
 pytestmark = pytest.mark.slow
 
 T = TypeVar("T")
@@ -46,6 +47,9 @@ PLAY = f"/{SERVICE_NAME}/Play"
 # Far from what the work needs: a busy machine must not turn a slow answer into a failure.
 READ_TIMEOUT = 120.0
 RULE = re.compile(r"^R\d+\.\d+[a-z]?$")
+# The series' matches: a fault ends one, and the tests send some 500 messages in all, most of
+# them mistakes; the stream must outlast them.
+MATCHES = 1000
 # What a message can earn: a mistake. (A late reply to a request the referee gave up on is
 # ignored; with a move time this long no request is given up on, so every message is answered.
 # A missed deadline stays allowed: it is a well-formed answer, should the machine stall.)
@@ -72,10 +76,8 @@ class Live:
     call: Any
     channel: Any
     pending: pb.DecisionRequest | None = None  # the request seat B must answer, if any
-    answered: int = 0
     late_replies: int = 0  # replies to earlier requests sent
     seen: set[int] = field(default_factory=set)  # the ids of seat B's requests so far
-    kinds: dict[str, int] = field(default_factory=dict)
 
     def run(self, make: Callable[[], Coroutine[Any, Any, T]], timeout: float = 600.0) -> T:
         """Run a coroutine on the background loop and wait for its result."""
@@ -173,7 +175,7 @@ def live(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Live]:
             run_series_async(
                 (bot(), puppet),
                 Rules.profile("standard"),
-                list(range(1, 401)),
+                list(range(1, MATCHES + 1)),
                 out,
                 options,
                 server=server,
@@ -290,6 +292,25 @@ def build_message(data: st.DataObject, live: Live) -> bytes | pb.BotMessage:
 # --- the tests ----------------------------------------------------------------------------------
 
 
+def judge(live: Live, data: st.DataObject) -> list[str]:
+    """Send one message drawn from ``data`` and check what the referee makes of it: each answer
+    well formed, the server serving, the series going on. The kinds of the faults it earned
+    (none: it was a legal action, and the match went on)."""
+    payload = build_message(data, live)
+    answers = live.run(lambda: live.exchange(payload))
+    kinds: list[str] = []
+    for message in answers:
+        if message.WhichOneof("kind") == "fault":
+            fault = message.fault
+            assert fault.kind in ANSWERS, fault
+            assert RULE.match(fault.rule), fault
+            assert fault.message.strip() and not fault.retry, fault
+            kinds.append(pb.FaultKind.Name(fault.kind))
+    assert live.run(live.serving) == health_pb2.HealthCheckResponse.SERVING
+    assert not live.series.done(), live.series
+    return kinds
+
+
 @settings(
     max_examples=400,
     deadline=None,
@@ -300,20 +321,7 @@ def build_message(data: st.DataObject, live: Live) -> bytes | pb.BotMessage:
 def test_any_message_gets_a_well_formed_answer_and_the_referee_goes_on(
     live: Live, data: st.DataObject
 ) -> None:
-    payload = build_message(data, live)
-    answers = live.run(lambda: live.exchange(payload))
-    for message in answers:
-        if message.WhichOneof("kind") == "fault":
-            fault = message.fault
-            assert fault.kind in ANSWERS, fault
-            assert RULE.match(fault.rule), fault
-            assert fault.message.strip() and not fault.retry, fault
-            name = pb.FaultKind.Name(fault.kind)
-            live.kinds[name] = live.kinds.get(name, 0) + 1
-    if not any(m.WhichOneof("kind") == "fault" for m in answers):
-        live.answered += 1  # it was a legal action: the match went on
-    assert live.run(live.serving) == health_pb2.HealthCheckResponse.SERVING
-    assert not live.series.done(), live.series
+    judge(live, data)
 
 
 firsts = st.one_of(
@@ -375,14 +383,33 @@ def test_a_late_reply_to_a_request_cut_short_is_ignored(live: Live) -> None:
     assert not [m for m in answers if m.HasField("fault")], answers
 
 
+# Examples the coverage test draws: far more than it takes to reach every kind (15 did).
+COVERAGE_EXAMPLES = 100
+
+
 def test_the_fuzzing_reached_every_kind_of_mistake(live: Live) -> None:
-    """Runs after the fuzz tests (file order): they produced each kind of fault."""
-    if not live.kinds:
-        pytest.skip("run with the fuzz tests above")
-    kinds = set(live.kinds)
-    assert {"FAULT_KIND_PROTOCOL_ERROR", "FAULT_KIND_OUT_OF_TURN"} <= kinds, live.kinds
-    assert {"FAULT_KIND_ILLEGAL_ACTION", "FAULT_KIND_MALFORMED_ACTION"} & kinds, live.kinds
-    print(
-        f"faults by kind: {live.kinds}; legal answers: {live.answered}; "
-        f"replies to earlier requests: {live.late_replies}"
+    """The fuzz test's messages reach each kind of mistake. Drawn here as it draws them, by the
+    same strategy and checks, but a fixed sequence of examples (derandomized), so that this
+    test stands alone and gives the same answer every run."""
+    kinds: dict[str, int] = {}
+    legal = 0
+
+    @settings(
+        max_examples=COVERAGE_EXAMPLES,
+        derandomize=True,
+        deadline=None,
+        database=None,
+        suppress_health_check=[HealthCheck.too_slow],
     )
+    @given(data=st.data())
+    def fuzz(data: st.DataObject) -> None:
+        nonlocal legal
+        earned = judge(live, data)
+        for name in earned:
+            kinds[name] = kinds.get(name, 0) + 1
+        legal += not earned
+
+    fuzz()
+    assert {"FAULT_KIND_PROTOCOL_ERROR", "FAULT_KIND_OUT_OF_TURN"} <= set(kinds), kinds
+    assert {"FAULT_KIND_ILLEGAL_ACTION", "FAULT_KIND_MALFORMED_ACTION"} & set(kinds), kinds
+    print(f"faults by kind: {kinds}; legal answers: {legal}")

@@ -18,7 +18,8 @@ from typing import Any
 
 import pytest
 
-from referee.convert import action_pb
+from referee.convert import action_from_pb, action_pb
+from referee.engine.actions import action_to_dict
 from referee.engine.hand import Hand
 from referee.engine.match import Match
 from referee.engine.outcomes import Termination
@@ -609,6 +610,174 @@ async def test_a_late_answer_to_an_abandoned_request_is_ignored_in_the_next_matc
     second = await play(tmp_path, bots, NO_BANK, seed=1, number=2, order=(1, 0), length=2)
     assert second.elapsed > 0.75
     assert second.faults == () and second.result.termination is Termination.TARGET
+
+
+# --- a flood of replies out of turn ---------------------------------------------------------------
+
+THINK = 0.5  # the honest bot's think time, well within the move time
+SHORT = Rules.profile("standard", target=50)  # a whole match after the flood, in less time
+FLOOD_REPEATS = 30  # each message of a flood is sent this many times
+UNPARSEABLE = b"\xff\xff\xff\x7f not a protobuf message"
+
+
+class Flood:
+    """Replies to no request, sent all at once by the bot on ``link`` when it is called.
+
+    Guesses at its next request ids (they run 1, 2, 3... over the series), its last id again,
+    and ids never issued, each with every action it might play: the draws, the pass, what was
+    legal at its last request, each card of its hand discarded and knocked with, an action of
+    no kind and a card not written canonically. Then what is no reply at all: an unreadable
+    message, an empty one, a second Hello. All of it :data:`FLOOD_REPEATS` times over.
+    """
+
+    def __init__(self, link: FakeLink) -> None:
+        self.link = link
+        self.request: pb.DecisionRequest | None = None  # the last one its bot was sent
+        self.hand: list[str] = []
+        self.first = 0  # the request id of the flood's first reply
+        self.sent = 0
+
+    def watch(self, message: pb.RefereeMessage) -> None:
+        """What the bot reads: its last request, and its hand."""
+        if message.HasField("hand_start"):
+            self.hand = list(message.hand_start.hand)
+        elif message.HasField("decision_request"):
+            self.request = message.decision_request
+            self.hand = list(self.request.observation.hand)
+
+    def __call__(self) -> None:
+        assert self.sent == 0, "one flood a test"
+        last = self.request.request_id if self.request is not None else 0
+        ids = [last + 1, last + 2, last + 3, last, 0, -1, 2**63 - 1]
+        actions = [
+            pb.Action(draw_stock=pb.DrawStock()),
+            pb.Action(draw_discard=pb.DrawDiscard()),
+            pb.Action(pass_offer=pb.Pass()),
+            *(self.request.legal_actions if self.request is not None else ()),
+            *(pb.Action(discard=pb.Discard(card=card)) for card in self.hand),
+            *(pb.Action(knock=pb.Knock(discard=card)) for card in self.hand),
+            pb.Action(),
+            pb.Action(discard=pb.Discard(card="10D")),
+        ]
+        replies = [
+            pb.BotMessage(action_reply=pb.ActionReply(request_id=rid, action=action))
+            for rid in ids
+            for action in actions
+        ]
+        self.first = ids[0]
+        unreadable = invalid(UNPARSEABLE)
+        for _ in range(FLOOD_REPEATS):
+            for reply in replies:
+                self.link.deliver(reply)
+            self.link.deliver_invalid(unreadable)
+            self.link.deliver(pb.BotMessage())
+            self.link.deliver(pb.BotMessage(hello=pb.Hello(token="t", bot_name="again")))
+            self.sent += len(replies) + 3
+
+
+def recording(policy: Policy, answers: dict[int, pb.Action]) -> Policy:
+    """``policy``, keeping each answer it gives by request id."""
+
+    def choose(request: pb.DecisionRequest) -> pb.Action:
+        action = policy(request)
+        answers[request.request_id] = action
+        return action
+
+    return choose
+
+
+def assert_own_answers(
+    outcome: MatchOutcome, bots: Bots, answers: list[dict[int, pb.Action]], order: tuple[int, int]
+) -> None:
+    """Every decision in the log is its bot's own answer to a request it was sent."""
+    sent = [{r.request_id for r in link.requests()} for link in bots.links]
+    for record in of_type(outcome.log_path, "decision"):
+        bot = order[record["seat"]]
+        rid = record["request_id"]
+        assert rid in sent[bot], record
+        assert record["action"] == action_to_dict(action_from_pb(answers[bot][rid])), record
+
+
+# Where in the hand bot 0 floods (seat 0; seat 1, the honest bot, is offered the upcard first),
+# and how many decisions of each seat the referee takes before the match ends: on its HandStart,
+# before it is asked anything (seat 1 is deciding); halfway through seat 1's fourth decision;
+# with its third answer, before the referee has moved on; and before its third answer, with
+# that request outstanding.
+FLOOD_POINTS = {
+    "deal": (0, 0),
+    "opponent-thinks": (3, 3),
+    "with-its-answer": (3, 3),
+    "before-its-answer": (2, 3),
+}
+
+
+@pytest.mark.parametrize("point", FLOOD_POINTS)
+@in_loop
+async def test_a_flood_of_replies_out_of_turn_answers_nothing(tmp_path: Path, point: str) -> None:
+    """Only an answer to the request outstanding is taken (R11.5): the flood's first reply is
+    the flooder's one fault, every other message of it counts for nothing, and none of it is
+    taken as the answer to a later request, in this match or the next of the series, even where
+    it guessed that request's id. The honest bot is charged neither a fault nor a millisecond."""
+    bots = make_bots(tmp_path)
+    answers: list[dict[int, pb.Action]] = [{}, {}]
+    rng = random.Random(5)
+    flooder, honest = bots.links
+    flood = Flood(flooder)
+
+    def flood_while_honest_thinks(link: FakeLink, request: pb.DecisionRequest) -> None:
+        link.clock.call_at(link.clock.time() + THINK / 2, flood)
+        answer_after(THINK, recording(knock_or_random(rng), answers[1]))(link, request)
+
+    def answer_then_flood(link: FakeLink, request: pb.DecisionRequest) -> None:
+        answer_after(0, recording(knock_or_random(rng), answers[0]))(link, request)
+        flood()
+
+    def flood_then_answer(link: FakeLink, request: pb.DecisionRequest) -> None:
+        flood()
+        answer_after(0, recording(knock_or_random(rng), answers[0]))(link, request)
+
+    steps = {"with-its-answer": answer_then_flood, "before-its-answer": flood_then_answer}
+    scripted = bots.script(
+        0,
+        recording(knock_or_random(rng), answers[0]),
+        {3: steps[point]} if point in steps else None,
+    )
+    bots.script(
+        1,
+        recording(knock_or_random(rng), answers[1]),
+        {4: flood_while_honest_thinks} if point == "opponent-thinks" else None,
+        think=THINK,
+    )
+
+    def flooding_bot(message: pb.RefereeMessage) -> None:
+        flood.watch(message)
+        if point == "deal" and message.HasField("hand_start") and flood.sent == 0:
+            flood()
+        scripted(message)
+
+    flooder.bot = flooding_bot
+    outcome = await play(tmp_path, bots, rules=SHORT, length=2)
+    assert flood.sent > 5000
+    assert_forfeit(outcome, 0, FaultKind.OUT_OF_TURN)
+    (fault,) = outcome.faults
+    assert (fault.seat, fault.request_id) == (0, flood.first)
+    assert fault.reason.startswith(f"a reply to request {flood.first}, but "), fault.reason
+    assert [f.kind for f in flooder.faults()] == [pb.FAULT_KIND_OUT_OF_TURN]  # told once
+    flooded, taken = FLOOD_POINTS[point]
+    assert len(decisions_of(outcome, 0)) == flooded
+    assert_own_answers(outcome, bots, answers, (0, 1))
+    assert honest.faults() == [] and honest.kinds()[-1] == "match_end"
+    # Each decision of the honest bot took its think time exactly, and none of its bank.
+    assert decisions_of(outcome, 1) == [(THINK * 1000, OPTIONS.bank * 1000)] * taken
+
+    # The next match of the series, seats swapped: the flood is over and counts for nothing.
+    # (The honest bot's answer to the request the flood cut short, if any, comes in it too.)
+    second = await play(tmp_path, bots, rules=SHORT, number=2, order=(1, 0), length=2)
+    assert second.faults == () and second.result.termination is Termination.TARGET
+    assert_own_answers(second, bots, answers, (1, 0))
+    asked = [r.request_id for r in flooder.requests()[-len(decisions_of(second, 1)) :]]
+    assert flood.first in asked  # the flood guessed this request's id, and still was not taken
+    assert set(decisions_of(second, 0)) == {(THINK * 1000, OPTIONS.bank * 1000)}
 
 
 # --- messages that are no answer -----------------------------------------------------------------

@@ -1,8 +1,8 @@
 """The hosted referee's public listener and lobby, in process, over a real TLS server on
 127.0.0.1 with certificates made by openssl: who is let in (tokens, revocation, certificates,
-streams per bot), and how the lobby hands streams to matches (absence, busy bots, request ids).
-The bots are raw gRPC clients of the test; ``tests/tournaments/test_serve.py`` plays whole
-tournaments with real bot processes."""
+streams per bot), how the lobby hands streams to matches (absence, busy bots, request ids),
+and what garbage from a waiting bot or a stranger costs. The bots are raw gRPC clients of the
+test; ``tests/tournaments/test_serve.py`` plays whole tournaments with real bot processes."""
 
 from __future__ import annotations
 
@@ -14,10 +14,17 @@ from typing import Any
 import grpc  # type: ignore[import-untyped]
 import pytest
 
-from referee.lobby import Lobby
+from referee.convert import action_from_pb
+from referee.engine.actions import action_to_dict
+from referee.engine.rules import Rules
+from referee.lobby import Lobby, RemoteSeat
+from referee.options import RefereeOptions
+from referee.series import run_series_async
+from referee.transport import InvalidMessage, parse_bot_message
 from referee.wire import ginrummy_pb2 as pb
 from referee.wire import ginrummy_pb2_grpc as pb_grpc
 from tests.support.certs import Certificates, make_certificates
+from tests.support.referee_helpers import UNSANDBOXED, assert_log_agrees, of_type
 from tournaments.config import parse_text
 from tournaments.hosted import HostedExecutor
 from tournaments.serve_config import ServeSettings
@@ -345,5 +352,186 @@ def test_a_connection_that_never_says_hello_is_ended(tmp_path: Path, certs: Cert
             with pytest.raises(grpc.aio.AioRpcError) as caught:
                 await call.read()
             assert caught.value.code() == grpc.StatusCode.DEADLINE_EXCEEDED
+
+    hosted(tmp_path, certs, test)
+
+
+# --- garbage: from a waiting bot, and from other connections ------------------------------------
+
+PLAY = "/ginrummy.v1.Referee/Play"
+UNPARSEABLE = b"\xff\xff\xff\x7f not a protobuf message"
+# The waiting bot's last message: unparseable too, and told apart from every other one.
+LAST = b"\xff\xff\xff\x7f the last of them"
+
+
+def raw_stream(channel: Any) -> Any:
+    """A Play stream that writes bytes as they are (and messages serialized). No deadline:
+    every wait on it is bounded where it is made."""
+    return channel.stream_stream(
+        PLAY,
+        request_serializer=lambda m: m if isinstance(m, bytes) else m.SerializeToString(),
+        response_deserializer=pb.RefereeMessage.FromString,
+    )()
+
+
+async def join_raw(channel: Any, token: str) -> Any:
+    """:func:`join` on a :func:`raw_stream`."""
+    call = raw_stream(channel)
+    await call.write(hello(token))
+    async with asyncio.timeout(BOUND):
+        reply = await call.read()
+    assert reply.WhichOneof("kind") == "welcome", reply
+    return call
+
+
+async def refused_raw(channel: Any, first: bytes) -> tuple[Any, str]:
+    """The status of a stream whose first message is ``first``."""
+    call = raw_stream(channel)
+    try:
+        await call.write(first)
+        async with asyncio.timeout(BOUND):
+            await call.read()
+    except grpc.aio.AioRpcError as exc:
+        return exc.code(), exc.details() or ""
+    raise AssertionError("the stream was not refused")
+
+
+async def send_all(call: Any, messages: list[bytes | pb.BotMessage]) -> int:
+    """Write ``messages`` on ``call``: how many were written before the stream ended."""
+    for sent, message in enumerate(messages):
+        try:
+            await call.write(message)
+        except (grpc.aio.AioRpcError, asyncio.InvalidStateError):
+            return sent
+    return len(messages)
+
+
+def waiting_garbage(other_token: str, own_token: str) -> list[bytes | pb.BotMessage]:
+    """What a waiting bot sends though nothing was asked: bytes that are no BotMessage, a
+    valid one cut short, one over the size limit (64 KiB), messages of no kind or of the wrong
+    kind, and replies to the requests it will be sent first (ids 1, 2, 3: they run on per
+    stream, so a bot can guess them) with actions a bot may play; each many times."""
+    guessed = [
+        pb.BotMessage(action_reply=pb.ActionReply(request_id=rid, action=action))
+        for rid in (1, 2, 3)
+        for action in (
+            pb.Action(draw_stock=pb.DrawStock()),
+            pb.Action(draw_discard=pb.DrawDiscard()),
+            pb.Action(pass_offer=pb.Pass()),
+            pb.Action(discard=pb.Discard(card="QS")),
+            pb.Action(knock=pb.Knock(discard="QS")),
+        )
+    ]
+    cut = guessed[0].SerializeToString()[:-1]
+    kinds: list[bytes | pb.BotMessage] = [
+        UNPARSEABLE,
+        cut,
+        pb.BotMessage(),
+        hello(other_token),
+        hello(own_token),
+        *guessed,
+    ]
+    return [*kinds * 100, *[b"\xff" * (70 << 10)] * 5, LAST]
+
+
+def choose(request: pb.DecisionRequest) -> pb.Action:
+    """A knock or gin when one is legal (so the hand ends soon), else the first legal action."""
+    legal = request.legal_actions
+    action: pb.Action = next(
+        (a for a in legal if a.WhichOneof("kind") in ("knock", "big_gin")), legal[0]
+    )
+    return action
+
+
+async def play_out(call: Any, answers: dict[int, pb.Action]) -> pb.MatchEnd:
+    """Play the bot of ``call`` through one match: each request answered at once by
+    :func:`choose`; ``answers`` keeps each answer by its request id. The lobby told it
+    nothing: the match's MatchStart is the first message since its Welcome."""
+    message = await call.read()
+    assert message.HasField("match_start"), message
+    while True:
+        message = await call.read()
+        assert message is not grpc.aio.EOF, "the stream ended during the match"
+        if message.HasField("decision_request"):
+            request = message.decision_request
+            answers[request.request_id] = choose(request)
+            reply = pb.ActionReply(request_id=request.request_id, action=choose(request))
+            await call.write(pb.BotMessage(action_reply=reply))
+        elif message.HasField("match_end"):
+            end: pb.MatchEnd = message.match_end
+            return end
+
+
+def test_garbage_in_the_lobby_drops_no_waiting_bot(
+    tmp_path: Path, certs: Certificates, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Nothing is asked in the lobby, so what a waiting stream sends is read and ignored
+    (referee/lobby.py), whatever it is and however often: its bot stays in the lobby, is not
+    told anything, and plays its next match as if it had sent nothing, request ids from 1 (a
+    remote bot's mistakes are faults in its own matches only: docs/hosting.md). Other
+    connections' garbage is refused with its own status (INVALID_ARGUMENT for a first message
+    that is no Hello, ALREADY_EXISTS for a waiting bot's token again) and drops nobody."""
+    read: list[bytes] = []
+
+    def reading(data: bytes, max_bytes: int) -> pb.BotMessage | InvalidMessage:
+        # The server's deserializer: it runs in the event loop, inside the read of alice's link,
+        # which hands each message on before it reads the next. So once LAST is read, every
+        # message alice sent before it has been handled.
+        if data == LAST:
+            read.append(data)
+        return parse_bot_message(data, max_bytes)
+
+    monkeypatch.setattr("referee.server.parse_bot_message", reading)
+
+    async def test(h: Hosted) -> None:
+        async with h.channel() as one, h.channel() as two:
+            alice = await join_raw(one, h.tokens["alice"])
+            bob = await join_raw(two, h.tokens["bob"])  # the honest one: it sends nothing
+            await until(lambda: h.lobby.connected("alice") == h.lobby.connected("bob") == 1)
+            garbage = waiting_garbage(h.tokens["bob"], h.tokens["alice"])
+            sent, total = await send_all(alice, garbage), len(garbage)
+            assert sent == total, f"alice's stream ended after {sent} of {total} messages"
+            # Strangers: garbage for a Hello, twice on each connection (a third refusal
+            # closes it: referee/front.py); and bob's token again, from elsewhere.
+            for _ in range(3):
+                async with h.channel() as stranger:
+                    for first in (UNPARSEABLE, b""):
+                        code, details = await refused_raw(stranger, first)
+                        assert code == grpc.StatusCode.INVALID_ARGUMENT, (code, details)
+                        assert "must be a Hello" in details, details
+            async with h.channel() as impostor:
+                for _ in range(5):
+                    code, _ = await refused(impostor, h.tokens["bob"])
+                    assert code == grpc.StatusCode.ALREADY_EXISTS
+            # Everything alice sent has been read (or her stream is gone).
+            await until(lambda: bool(read) or h.lobby.connected("alice") == 0)
+            assert h.lobby.connected("alice") == 1, "the lobby dropped a bot that sent garbage"
+            assert h.lobby.connected("bob") == 1, "another connection's garbage dropped bob"
+            assert not alice.done() and not bob.done()
+
+            # Their next match takes the two waiting streams; the garbage counts for nothing.
+            answers: tuple[dict[int, pb.Action], dict[int, pb.Action]] = ({}, {})
+            options = RefereeOptions(move_time=BOUND, bank=0.0, sandbox=UNSANDBOXED)
+            rules = Rules.profile("standard", scope="single_hand")
+            seats = (RemoteSeat("alice", BOUND), RemoteSeat("bob", BOUND))
+            match = run_series_async(
+                seats, rules, [3], tmp_path, options, server=h.executor.public, lobby=h.lobby
+            )
+            async with asyncio.timeout(BOUND):
+                series, *_ = await asyncio.gather(
+                    match, play_out(alice, answers[0]), play_out(bob, answers[1])
+                )
+            (outcome,) = series.matches
+            assert outcome.faults == () and outcome.forfeit is None, outcome.faults
+            assert min(answers[0]) == min(answers[1]) == 1
+            decisions = of_type(outcome.log_path, "decision")
+            assert len(decisions) == len(answers[0]) + len(answers[1])
+            for record in decisions:
+                # Alice plays seat 0: each decision is her answer to a request she was sent.
+                answer = answers[record["seat"]][record["request_id"]]
+                assert record["action"] == action_to_dict(action_from_pb(answer)), record
+            assert_log_agrees(outcome.log_path)
+            for call in (alice, bob):
+                call.cancel()
 
     hosted(tmp_path, certs, test)
