@@ -7,7 +7,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 SUFFIXES = {".md", ".py", ".proto", ".toml", ".js", ".go", ".cc", ".h", ".java", ".html"}
-SKIP = {".venv", ".git", "node_modules", "out", "build", "__pycache__", ".hypothesis"}
+SKIP = {".venv", ".git", "node_modules", "out", "build", "__pycache__", ".hypothesis", ".mutation"}
 # Phrases that refer to a work item rather than to the product ("the issue asked for ...").
 PLANNING = re.compile(
     r"\b(?:the|this|that|an|our) issue\b|\bissue(?:'s| #?\d+)|\bas requested\b",
