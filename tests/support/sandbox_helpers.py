@@ -21,6 +21,7 @@ from click.testing import CliRunner
 
 import referee.series
 from ginref.cli import main
+from referee.bots.cgroup import _keyed
 from referee.bots.limits import Limits
 from referee.bots.sandbox import SandboxSettings
 from referee.bots.spec import BotSpec
@@ -282,10 +283,6 @@ class CpuSample:
     throttled: int  # periods at whose end it was throttled (``nr_throttled``)
 
 
-def _keyed(path: Path) -> dict[str, int]:
-    return {k: int(v) for k, v in (line.split() for line in path.read_text().splitlines())}
-
-
 def cpu_limit(group: Path, mount: Path) -> tuple[Path, int, int] | None:
     """The directory at or above ``group`` (up to ``mount``) that holds a CPU quota, with the
     quota and period in microseconds (v1 ``cpu.cfs_quota_us``, v2 ``cpu.max``); None if none."""
@@ -348,8 +345,9 @@ class GroupCpu(threading.Thread):
             pass
         while self.usage_file is not None and not self.done.wait(0.1):
             try:
-                usage = _keyed(self.usage_file)["usage_usec"] / 1e6
-                bandwidth = _keyed(self.limit[0] / "cpu.stat") if self.limit else {}
+                usage = _keyed(self.usage_file.read_text())["usage_usec"] / 1e6
+                stat = (self.limit[0] / "cpu.stat").read_text() if self.limit else ""
+                bandwidth = _keyed(stat)
             except (OSError, KeyError):
                 return  # the group is gone
             periods, throttled = bandwidth.get("nr_periods", 0), bandwidth.get("nr_throttled", 0)
