@@ -11,6 +11,9 @@ Two layouts, detected once (:func:`detect_layout`):
   same limits in each controller's directory. Where the unified hierarchy is mounted beside
   them (a hybrid system), the bot joins a v2 directory too, for ``cgroup.kill``; otherwise the
   group is frozen, every task killed, and thawed.
+- **Both**: a controller no v1 hierarchy holds is used on the unified hierarchy where it is
+  there (a machine whose v1 ``cpu`` hierarchy was unmounted gives ``cpu`` back to v2), each
+  limit written and each count read where its controller is.
 
 A bot joins its groups before it becomes the bot: the launcher (:mod:`referee.bots.preexec`)
 writes its own pid into each directory's ``cgroup.procs``, so no process of the bot ever runs
@@ -44,14 +47,23 @@ class Layout:
 
     v1: dict[str, Path]  # controller -> this referee's parent directory in its hierarchy
     v2: Path | None  # this referee's parent directory in the unified hierarchy
-    v2_limits: bool  # whether the unified hierarchy has the controllers (pure cgroup v2)
+    # The controllers of V2_CONTROLLERS this referee's bots get on the unified hierarchy: all
+    # of them on a pure cgroup v2 machine, those no v1 hierarchy holds on a mixed one.
+    v2_controllers: frozenset[str] = frozenset()
+
+    @property
+    def v2_limits(self) -> bool:
+        """Whether any limit is set on the unified hierarchy (bots then sit in ``<name>/bot``)."""
+        return bool(self.v2_controllers)
 
     @property
     def description(self) -> str:
-        """``cgroup v2`` or ``cgroup v1 (memory, pids, ...)``, for messages."""
-        if self.v2_limits:
+        """``cgroup v2``, ``cgroup v1 (memory, pids, ...)``, or both, for messages."""
+        if self.v2_controllers == V2_CONTROLLERS:
             return "cgroup v2"
         names = ", ".join(self.v1)
+        if self.v2_controllers:
+            return f"cgroup v1 ({names}) with cgroup v2 ({', '.join(sorted(self.v2_controllers))})"
         return f"cgroup v1 ({names})" + (" with cgroup v2 for kills" if self.v2 else "")
 
 
@@ -98,7 +110,7 @@ def detect_layout(root: Path = CGROUP_ROOT, proc_cgroup: str | None = None) -> L
         if _make(parent):
             v1[controller] = parent
     v2: Path | None = None
-    v2_limits = False
+    on_v2: frozenset[str] = frozenset()
     mount = _v2_mount(root)
     if mount is not None and "" in own:
         base = mount / own[""].lstrip("/")
@@ -120,8 +132,9 @@ def detect_layout(root: Path = CGROUP_ROOT, proc_cgroup: str | None = None) -> L
                     if _make(leaf) and _write(leaf / "cgroup.procs", str(os.getpid())):
                         _write(base / "cgroup.subtree_control", line)
                 # The bots' groups are children of ours, which holds no process either.
-                v2_limits = _write(parent / "cgroup.subtree_control", line)
-    if not v2_limits and not {"memory", "pids"} <= set(v1):
+                if _write(parent / "cgroup.subtree_control", line):
+                    on_v2 = frozenset(wanted)
+    if not {"memory", "pids"} <= set(v1) | on_v2:
         for path in [*v1.values(), *([v2] if v2 else [])]:
             with contextlib.suppress(OSError):
                 path.rmdir()
@@ -129,7 +142,7 @@ def detect_layout(root: Path = CGROUP_ROOT, proc_cgroup: str | None = None) -> L
             "no cgroup with the memory and pids controllers can be made here (cgroup v2 with "
             "them delegated, or the v1 hierarchies, writable by this user)"
         )
-    return Layout(v1, v2, v2_limits)
+    return Layout(v1, v2, on_v2)
 
 
 def _sweep(base: Path) -> None:
@@ -246,17 +259,22 @@ class BotCgroup:
         processes = str(lim.processes) if lim.processes else "max"
         if self.v2 is not None:
             self.v2.mkdir()
-        if self.layout.v2_limits and self.v2 is not None and self.v2_bot is not None:
+        on_v2 = self.layout.v2_controllers
+        if on_v2 and self.v2 is not None and self.v2_bot is not None:
             # The bot's limits go to its own group, its CPU share to the one it shares with
             # its relay (a v2 group hands controllers on only while it holds no process).
-            self._set(self.v2 / "cgroup.subtree_control", "+memory +pids")
-            if lim.cpus:
+            handed = sorted(on_v2 & {"memory", "pids"})
+            if handed:
+                self._set(self.v2 / "cgroup.subtree_control", " ".join(f"+{c}" for c in handed))
+            if "cpu" in on_v2 and lim.cpus:
                 self._set(self.v2 / "cpu.max", f"{round(lim.cpus * CPU_PERIOD_US)} {CPU_PERIOD_US}")
             self.v2_bot.mkdir()
-            memory = str(lim.memory_bytes) if lim.memory_bytes else "max"
-            self._set(self.v2_bot / "memory.max", memory)
-            self._set(self.v2_bot / "memory.swap.max", "0", optional=True)
-            self._set(self.v2_bot / "pids.max", processes)
+            if "memory" in on_v2:
+                memory = str(lim.memory_bytes) if lim.memory_bytes else "max"
+                self._set(self.v2_bot / "memory.max", memory)
+                self._set(self.v2_bot / "memory.swap.max", "0", optional=True)
+            if "pids" in on_v2:
+                self._set(self.v2_bot / "pids.max", processes)
         for path in self.relay_paths:
             path.mkdir()
         memory_dir = self.dirs.get("memory")
@@ -294,28 +312,30 @@ class BotCgroup:
         """The kernel's counts for the group."""
         cpu = 0.0
         memory = peak = tasks = ooms = refused = 0
-        if self.layout.v2_limits and self.v2 is not None and self.v2_bot is not None:
+        on_v2 = self.layout.v2_controllers if self.v2_bot is not None else frozenset()
+        bot = self.v2_bot
+        # The unified hierarchy counts CPU time in every group (cpu.stat), with the cpu
+        # controller or without; cpuacct's count is the v1 one.
+        if "cpuacct" in self.dirs and "cpu" not in on_v2:
+            cpu = _int(_read(self.dirs["cpuacct"] / "cpuacct.usage")) / 1e9
+        elif self.v2 is not None:
             cpu = _keyed(_read(self.v2 / "cpu.stat")).get("usage_usec", 0) / 1e6
-            bot = self.v2_bot
+        if "memory" in on_v2 and bot is not None:
             memory = _int(_read(bot / "memory.current"))
             peak = _int(_read(bot / "memory.peak")) or memory
-            tasks = _int(_read(bot / "pids.current"))
             ooms = _keyed(_read(bot / "memory.events")).get("oom_kill", 0)
+        elif "memory" in self.dirs:
+            m = self.dirs["memory"]
+            memory = _int(_read(m / "memory.usage_in_bytes"))
+            peak = _int(_read(m / "memory.max_usage_in_bytes"))
+            ooms = _keyed(_read(m / "memory.oom_control")).get("oom_kill", 0)
+        if "pids" in on_v2 and bot is not None:
+            tasks = _int(_read(bot / "pids.current"))
             refused = _keyed(_read(bot / "pids.events")).get("max", 0)
-        else:
-            if "cpuacct" in self.dirs:
-                cpu = _int(_read(self.dirs["cpuacct"] / "cpuacct.usage")) / 1e9
-            elif self.v2 is not None:
-                cpu = _keyed(_read(self.v2 / "cpu.stat")).get("usage_usec", 0) / 1e6
-            if "memory" in self.dirs:
-                m = self.dirs["memory"]
-                memory = _int(_read(m / "memory.usage_in_bytes"))
-                peak = _int(_read(m / "memory.max_usage_in_bytes"))
-                ooms = _keyed(_read(m / "memory.oom_control")).get("oom_kill", 0)
-            if "pids" in self.dirs:
-                p = self.dirs["pids"]
-                tasks = _int(_read(p / "pids.current"))
-                refused = _keyed(_read(p / "pids.events")).get("max", 0)
+        elif "pids" in self.dirs:
+            p = self.dirs["pids"]
+            tasks = _int(_read(p / "pids.current"))
+            refused = _keyed(_read(p / "pids.events")).get("max", 0)
         return CgroupUsage(cpu, memory, peak, tasks, ooms, refused)
 
     def breach(self, usage: CgroupUsage | None = None) -> str | None:

@@ -104,6 +104,42 @@ def test_cgroup_v1_controllers_each_get_their_limit(tmp_path: Path) -> None:
     assert "CPU time limit" in (group.breach() or "")
 
 
+def test_controllers_no_v1_hierarchy_holds_are_used_on_cgroup_v2(tmp_path: Path) -> None:
+    """A mixed machine: memory (and the freezer) on v1, cpu and pids given back to the unified
+    hierarchy. Each limit is written, and each count read, where its controller is."""
+    proc_cgroup = fake_v1(tmp_path, ("memory", "freezer")) + "0::/\n"
+    unified = tmp_path / "unified"
+    unified.mkdir()
+    (unified / "cgroup.controllers").write_text("cpu pids hugetlb\n")
+    (unified / "cgroup.procs").write_text("")
+    layout = cgroup.detect_layout(tmp_path, proc_cgroup)
+    assert isinstance(layout, cgroup.Layout), layout
+    assert set(layout.v1) == {"memory", "freezer"}
+    assert layout.v2_controllers == {"cpu", "pids"}
+    assert layout.description == "cgroup v1 (memory, freezer) with cgroup v2 (cpu, pids)"
+    parent = unified / f"ginref-{os.getpid()}"
+    assert (parent / "cgroup.subtree_control").read_text() == "+cpu +pids"
+    group = cgroup.BotCgroup(layout, "bot-3", LIMITS)
+    group.create()
+    seat, memory = parent / "bot-3", tmp_path / "memory" / "job" / parent.name / "bot-3"
+    assert sorted(group.join_paths) == sorted(
+        [memory, tmp_path / "freezer" / "job" / parent.name / "bot-3", seat / "bot"]
+    )
+    assert group.relay_paths == [seat / "relay"]
+    assert (seat / "cgroup.subtree_control").read_text() == "+pids"
+    assert (seat / "cpu.max").read_text() == "150000 100000"
+    assert (seat / "bot" / "pids.max").read_text() == "32"
+    assert not (seat / "bot" / "memory.max").exists()
+    assert (memory / "memory.limit_in_bytes").read_text() == str(256 * MIB)
+    (seat / "cpu.stat").write_text("usage_usec 500000\n")
+    (seat / "bot" / "pids.current").write_text("5")
+    (seat / "bot" / "pids.events").write_text("max 2\n")
+    (memory / "memory.usage_in_bytes").write_text("4096")
+    (memory / "memory.max_usage_in_bytes").write_text("8192")
+    (memory / "memory.oom_control").write_text("oom_kill 0\n")
+    assert group.usage() == cgroup.CgroupUsage(0.5, 4096, 8192, 5, 0, 2)
+
+
 def test_no_memory_or_pids_controller_means_no_layout(tmp_path: Path) -> None:
     found = cgroup.detect_layout(tmp_path, fake_v1(tmp_path, ("cpu", "cpuacct")))
     assert isinstance(found, str) and "memory and pids" in found
