@@ -80,6 +80,7 @@ GROUPS: dict[str, Group] = {
 # mutmut's own code runs inside the mutated functions (it reads its configuration): the test
 # that the engine does no I/O would fail for every mutant of the engine.
 ALWAYS_DESELECT = ("tests/engine/test_purity.py",)
+ALSO_COPY = ("docs", "proto", "README.md")
 STATUSES = ("killed", "timeout", "survived", "no tests", "suspicious", "skipped", "segfault")
 
 
@@ -103,6 +104,8 @@ def write_config(target: Path, group: Group) -> None:
         "[mutmut]",
         "source_paths=" + "\n    ".join(PACKAGES),
         "only_mutate=" + "\n    ".join(group.modules),
+        # Beside the packages and tests/, what the tests read (the rules text, the proto).
+        "also_copy=" + "\n    ".join(ALSO_COPY),
         "pytest_add_cli_args_test_selection=" + "\n    ".join(group.tests),
         "pytest_add_cli_args=" + "\n    ".join(["-p", "no:xdist", "-p", "no:cacheprovider"]),
     ]
