@@ -52,7 +52,10 @@ GROUPS: dict[str, Group] = {
             "tests/engine/test_hand.py",
             "tests/engine/test_seen_cache.py",
             "tests/engine/test_group.py",
+            "tests/engine/test_engine_properties.py",
+            "tests/engine/test_group_properties.py",
             "tests/referee/test_convert.py",
+            "tests/referee/test_leak.py",
         ),
     ),
     "clock": Group(
