@@ -64,7 +64,7 @@ def read_message(
             return None
         why = f"a second reply to request {rid}: no request is outstanding"
     elif rid in conn.abandoned:
-        return None  # a late answer to a request that timed out or was retried
+        return None  # a late answer to a request that timed out (or a fault cut short)
     elif outstanding is None:
         why = f"a reply to request {rid}, but no request is outstanding for this seat"
     else:

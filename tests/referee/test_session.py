@@ -520,6 +520,26 @@ async def test_a_second_answer_is_out_of_turn(tmp_path: Path) -> None:
 
 
 @in_loop
+async def test_a_reply_to_the_request_a_retry_replaced_is_out_of_turn(tmp_path: Path) -> None:
+    """The retried request was answered (by the refused action): another reply to it is a
+    second answer, not a late one to ignore, and the request outstanding is the new one."""
+
+    def old_id(link: FakeLink, request: pb.DecisionRequest) -> None:
+        link.reply(request.request_id - 1, first_legal(request))
+
+    bots = make_bots(tmp_path)
+    bots.script(0)
+    bots.script(1, steps={2: reply_with(pb.Action()), 3: old_id})
+    outcome = await play(tmp_path, bots, RefereeOptions(retries=1))
+    assert_forfeit(outcome, 1, FaultKind.OUT_OF_TURN)
+    again = bots.links[1].requests()[2].request_id
+    assert outcome.result.forfeit_reason == (
+        f"a reply to request {again - 1}, but the outstanding request is {again}"
+    )
+    assert [f.retry for f in bots.links[1].faults()] == [True, False]
+
+
+@in_loop
 async def test_an_answer_after_the_referee_moved_on_is_out_of_turn(tmp_path: Path) -> None:
     """A second answer read while the other seat decides: only the bot that sent it is at fault."""
 
