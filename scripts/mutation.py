@@ -112,7 +112,10 @@ def write_config(target: Path, group: Group) -> None:
         # Beside the packages and tests/, what the tests read (the rules text, the proto).
         "also_copy=" + "\n    ".join(ALSO_COPY),
         "pytest_add_cli_args_test_selection=" + "\n    ".join(group.tests),
-        "pytest_add_cli_args=" + "\n    ".join(["-p", "no:xdist", "-p", "no:cacheprovider"]),
+        # The fast tests only: a real bot process, timed against a deadline, fails when the
+        # code is slowed by mutmut's bookkeeping, mutated or not.
+        "pytest_add_cli_args="
+        + "\n    ".join(["-p", "no:xdist", "-p", "no:cacheprovider", "-m", "not slow"]),
     ]
     if deselect:
         lines[-1] += "\n    " + "\n    ".join(deselect)
