@@ -85,7 +85,7 @@ class SandboxSettings:
         """Return ``self`` or raise :class:`ConfigError` naming the bad setting."""
         if self.mode not in SANDBOX_MODES:
             raise ConfigError(f"sandbox {self.mode!r}: expected one of {', '.join(SANDBOX_MODES)}")
-        if not 1 <= self.uid_base < 2**31 - self.uid_count or self.uid_count < 2:
+        if self.uid_base < 1 or self.uid_base + self.uid_count > 2**31 or self.uid_count < 2:
             raise ConfigError(
                 f"sandbox uids {self.uid_base}..+{self.uid_count}: expected a range of at least "
                 "2 uids above 0 and below 2**31"

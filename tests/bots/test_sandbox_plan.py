@@ -487,6 +487,7 @@ def test_path_has_no_empty_entry_when_the_interpreter_has_no_directory(
         ({"uid_count": 1}, "uids"),
         ({"uid_count": 0}, "uids"),
         ({"uid_base": 2**31 - 10, "uid_count": 11}, "uids"),
+        ({"uid_base": 2**31 - 10, "uid_count": 10**9}, "uids"),
         ({"uid_base": 2**31, "uid_count": 2}, "uids"),
         ({"tmp_bytes": (1 << 20) - 1}, "/tmp"),
         ({"tmp_bytes": 0}, "/tmp"),
@@ -506,7 +507,7 @@ def test_bad_settings_are_refused_by_name(changes: dict[str, Any], named: str) -
         {},
         {"mode": "none"},
         {"uid_base": 1, "uid_count": 2},
-        {"uid_base": 2**31 - 12, "uid_count": 11},
+        {"uid_base": 2**31 - 11, "uid_count": 11},  # the last uid is 2**31 - 1
         {"tmp_bytes": 1 << 20},
         {"binds": ("/opt/jdk", "/srv")},
     ],
