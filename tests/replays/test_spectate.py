@@ -302,3 +302,231 @@ def test_a_log_it_cannot_follow_stops_the_table_but_not_the_view() -> None:
     assert "out of turn" in str(view["stopped"])
     assert spectator_view(records[1:])["stopped"] == "the log does not start with its header"
     assert spectator_view([])["tables"] == []
+
+
+# --- faults -------------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def logs() -> dict[int, list[dict[str, Any]]]:
+    """A whole log of each size of match, by players (the partnership one plays ten rounds)."""
+    return {2: two_player_records("standard", 1), 3: group_records(3, 5), 4: group_records(4, 26)}
+
+
+def fault(**fields: Any) -> dict[str, Any]:
+    """A ``fault`` record with every field docs/replay-log.md gives it, ``fields`` changed."""
+    record = {
+        "type": "fault",
+        "hand": 1,
+        "seat": 0,
+        "kind": "illegal_action",
+        "rule": "R4.1",
+        "reason": "QS was just taken from the pile",
+        "request_id": 3,
+        "retry": True,
+        "action": {"kind": "discard", "card": "QS"},
+        "think_ms": 1.5,
+    }
+    return {**record, **fields}
+
+
+def fault_shown(record: dict[str, Any]) -> dict[str, Any]:
+    """What the module's docstring and docs/tournaments.md let a spectator see of a fault: its
+    hand, seat, kind, rule and whether it was retried; never its reason or refused action."""
+    return {key: record[key] for key in ("hand", "seat", "kind", "rule", "retry")}
+
+
+def test_a_retried_fault_shows_its_seat_kind_and_rule_and_changes_nothing_else(
+    logs: dict[int, list[dict[str, Any]]],
+) -> None:
+    records = logs[2]
+    first = next(i for i, r in enumerate(records) if r["type"] == "decision")
+    # The referee asked the same seat again after a retry (docs/referee.md), so the log goes on
+    # with that seat's decision: the engine must follow it as if the fault were not there.
+    retried = fault(hand=records[first]["hand"], seat=records[first]["seat"])
+    faulted = [*records[:first], retried, *records[first:]]
+    view = spectator_view(faulted)
+    assert view["faults"] == [fault_shown(retried)]
+    assert view["faults"][0]["retry"] is True
+    # The reason and the refused action name a card the seat holds.
+    assert cards_in(view["faults"]) == [] and "taken from the pile" not in json.dumps(view)
+    plain = spectator_view(records)
+    assert view["stopped"] is None and view["result"] == plain["result"] is not None
+    assert view["tables"] == plain["tables"] and view["hands"] == plain["hands"]
+
+
+def test_each_fault_is_shown_in_order_with_what_its_own_record_says(
+    logs: dict[int, list[dict[str, Any]]],
+) -> None:
+    # Kinds and rules as docs/referee.md pairs them, hands out of order and retries mixed, so
+    # that a field read from the wrong key or left at its default shows; a fault is shown even
+    # before the first deal.
+    header = logs[2][0]
+    faults = [
+        fault(hand=2, seat=1, kind="out_of_turn", rule="R11.5", retry=False),
+        fault(hand=7, seat=0, kind="malformed_action", rule="R11.5", retry=True),
+        fault(hand=3, seat=1, kind="illegal_action", rule="R5.3", retry=False),
+    ]
+    spectator = Spectator()
+    spectator.feed(header)
+    shown: list[dict[str, Any]] = []
+    for record in faults:
+        spectator.feed(record)
+        shown.append(fault_shown(record))
+        assert spectator.view()["faults"] == shown
+    assert [f["retry"] for f in spectator.view()["faults"]] == [False, True, False]
+
+
+def test_a_fault_record_missing_fields_or_with_odd_ones_shows_them_empty() -> None:
+    # The referee always writes every field; a log spelled by someone else may not, and then
+    # the view says nothing rather than "None", and only a JSON true counts as a retry.
+    header = two_player_records("rlcard", 1)[0]
+    bare = {"type": "fault", "seat": 1}
+    odd = fault(seat=0, hand="2", kind="\x1b[2J", rule="R\u202e4.1", retry=1)
+    view = spectator_view([header, bare, odd])
+    assert view["faults"] == [
+        {"hand": None, "seat": 1, "kind": "", "rule": "", "retry": False},
+        {"hand": None, "seat": 0, "kind": "\\x1b[2J", "rule": "R\\u202e4.1", "retry": False},
+    ]
+    assert spectator_view([header, fault(retry=False)])["faults"][0]["retry"] is False
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_only_a_fault_of_one_of_the_matchs_seats_is_shown(
+    players: int, logs: dict[int, list[dict[str, Any]]]
+) -> None:
+    # Match seats run from 0 to players - 1 (docs/replay-log.md); a fault naming another seat,
+    # or none, belongs to no bot of the match and is left out. The hand tells them apart.
+    header = logs[players][0]
+    seats: list[Any] = [-1, 0, players - 1, players, players + 1, None, True, "1", 1.0]
+    records = [header, *(fault(hand=n, seat=s) for n, s in enumerate(seats, start=1))]
+    records.append({k: v for k, v in fault(hand=99).items() if k != "seat"})
+    view = spectator_view(records)
+    assert [(f["hand"], f["seat"]) for f in view["faults"]] == [(2, 0), (3, players - 1)]
+    assert view["players"] == players and view["stopped"] is None
+
+
+@pytest.mark.parametrize("players", [3, 4])
+def test_a_forfeit_with_three_players_or_partnerships_shows_its_fault_and_result(
+    players: int,
+) -> None:
+    records = group_records(players, 5, forfeit_at=30)
+    faults = [r for r in records if r["type"] == "fault"]
+    end = records[-1]
+    assert len(faults) == 1 and end["type"] == "match_result"
+    view = spectator_view(records)
+    assert view["faults"] == [fault_shown(faults[0])]
+    # The engine is made to forfeit the seats the match result names, as the referee's did.
+    result = view["result"]
+    assert result is not None and result["termination"] == "forfeit"
+    assert result["forfeit"] == {
+        "seats": end["forfeit"]["seats"],
+        "kind": end["forfeit"]["kind"],
+        "rule": end["forfeit"]["rule"],
+    }
+    assert result["placings"] == end["placings"] and result["final"] == end["final"]
+    assert result["winner"] == end["winner"]
+    assert "the bot has left" not in json.dumps(view)
+
+
+def test_a_match_result_the_engine_has_not_reached_shows_the_match_over_without_a_result(
+    logs: dict[int, list[dict[str, Any]]],
+) -> None:
+    # A log cut and closed by hand: no forfeit to apply, and the engine has no result, so
+    # there is nothing to show but that the match is over.
+    records = logs[2]
+    first = next(i for i, r in enumerate(records) if r["type"] == "decision")
+    end = {**records[-1], "forfeit": None}
+    view = spectator_view([*records[: first + 3], end])
+    assert view["over"] and view["result"] is None and view["stopped"] is None
+
+
+# --- rounds -------------------------------------------------------------------------------------
+
+
+def test_each_partnership_round_is_shown_as_its_two_hands_add_up(
+    logs: dict[int, list[dict[str, Any]]],
+) -> None:
+    # Worked out from the hand results alone (docs/replay-log.md, round_result): the round's
+    # hands are the two just reported, each team wins the points of its players' hands, the
+    # team that won more scores the difference (none when equal).
+    records = logs[4]
+    spectator = Spectator()
+    hands: list[dict[str, Any]] = []
+    rounds: list[dict[str, Any]] = []
+    scores = [0, 0]
+    for record in records:
+        spectator.feed(record)
+        if record["type"] == "hand_result":
+            hands.append(record)
+        if record["type"] != "round_result":
+            assert spectator.view()["rounds"] == rounds
+            continue
+        pair, hands = hands, []
+        assert [h["table"] for h in pair] == [0, 1]
+        won = [0, 0]
+        for hand in pair:
+            if hand["winner"] is not None:
+                won[hand["seats"][hand["winner"]] % 2] += hand["points"]
+        winner = None if won[0] == won[1] else int(won[1] > won[0])
+        points = abs(won[0] - won[1])
+        if winner is not None:
+            scores[winner] += points
+        rounds.append(
+            {
+                "round": len(rounds) + 1,
+                "hands": [h["hand"] for h in pair],
+                "team_hand_points": won,
+                "winner": winner,
+                "points": points,
+                "scores_after": list(scores),
+            }
+        )
+        view = spectator.view()
+        assert view["rounds"] == rounds
+        assert view["scores"] == scores
+        # The referee's record says the same (as the helper spells it).
+        assert {k: v for k, v in record.items() if k != "type"} == rounds[-1]
+    # Rounds won by either side, one a close one, and more than two, so that a count of rounds
+    # read that goes wrong after the first or second shows.
+    assert len(rounds) >= 3 and rounds[0]["hands"] == [1, 2]
+    assert {r["winner"] for r in rounds} >= {None, 0} and any(0 < r["points"] < 5 for r in rounds)
+
+
+def test_a_round_result_record_shows_the_engines_round_not_its_own(
+    logs: dict[int, list[dict[str, Any]]],
+) -> None:
+    # A log rewritten by someone else cannot change what a round shows: a record early (the
+    # engine has finished no round), a forged one, or one repeated, adds nothing of its own.
+    records = logs[4]
+    at = [i for i, r in enumerate(records) if r["type"] == "round_result"]
+    first_deal = next(i for i, r in enumerate(records) if r["type"] == "deal")
+    forged = {**records[at[0]], "winner": 1, "points": 99, "scores_after": [0, 99]}
+    rewritten = [
+        *records[: first_deal + 1],
+        forged,
+        *records[first_deal + 1 : at[0]],
+        forged,
+        forged,
+        *records[at[0] + 1 :],
+    ]
+    assert spectator_view(rewritten[: first_deal + 2])["rounds"] == []
+    honest = spectator_view(records)
+    view = spectator_view(rewritten)
+    assert view["rounds"] == honest["rounds"] and view["scores"] == honest["scores"]
+    assert view["stopped"] is None and view["result"] == honest["result"] is not None
+
+
+@pytest.mark.parametrize("players", [2, 3])
+def test_without_partnerships_there_are_no_rounds_even_if_the_log_says_so(
+    players: int, logs: dict[int, list[dict[str, Any]]]
+) -> None:
+    # Only partnerships play rounds (docs/replay-log.md); a round_result record in another
+    # match's log is not the engine's and is passed over, the match still followed.
+    records = logs[players]
+    round_record = next(r for r in logs[4] if r["type"] == "round_result")
+    at = next(i for i, r in enumerate(records) if r["type"] == "hand_result")
+    view = spectator_view([*records[: at + 1], round_record, *records[at + 1 :]])
+    assert view["rounds"] == [] and view["stopped"] is None
+    assert view["scores"] == spectator_view(records)["scores"]
+    assert view["result"] == spectator_view(records)["result"] is not None
