@@ -293,7 +293,7 @@ class Match:
         if phase is Phase.CHOOSE_DEALER:
             if not isinstance(action, ChooseDeal):
                 raise IllegalActionError(
-                    "R2.2", f"{action} : the high cutter must choose to deal or not"
+                    "R2.2", "the high cutter must choose to deal or not"
                 )
             return lambda: self._choose_dealer(action.deal)
         if isinstance(action, ChooseDeal):
@@ -306,7 +306,7 @@ class Match:
                 return self._do_pass_offer
             raise IllegalActionError(
                 "R3.1",
-                f"{action}: during the upcard offer you may only take the upcard or pass",
+                "during the upcard offer you may only take the upcard or pass",
             )
         if phase is Phase.DRAW:
             if isinstance(action, DrawStock):
@@ -325,7 +325,7 @@ class Match:
                     )
                 return self._do_take
             raise IllegalActionError(
-                "R4.1", f"{action}: you must draw from the stock or the discard pile"
+                "R4.1", "you must draw from the stock or the discard pile"
             )
         if phase is Phase.WALL:
             return self._check_wall(action)
@@ -373,7 +373,7 @@ class Match:
                 )
             return lambda: self._do_big_gin(arrangement)
         raise IllegalActionError(
-            "R4.2", f"{action}: you hold 11 cards and must discard, knock or go gin"
+            "R4.2", "you hold 11 cards and must discard, knock or go gin"
         )
 
     def _check_wall(self, action: Action) -> _Plan:
@@ -391,7 +391,7 @@ class Match:
                 return self._do_take
             raise IllegalActionError(
                 "R7.5",
-                f"{action}: with two stock cards left, take the discard or declare the hand dead",
+                "with two stock cards left, take the discard or declare the hand dead",
             )
         if isinstance(action, Pass):
             return lambda: self._end_dead("wall_pass")
@@ -404,14 +404,14 @@ class Match:
                 )
             return self._do_take
         raise IllegalActionError(
-            "R7.3", f"{action}: the stock is down to two cards: take the discard to knock, or pass"
+            "R7.3", "the stock is down to two cards: take the discard to knock, or pass"
         )
 
     def _check_defender(self, action: Action) -> _Plan:
         h = self._hand
         if not isinstance(action, DefenderPlay):
             raise IllegalActionError(
-                "R6.1", f"{action}: the defender must declare melds and layoffs"
+                "R6.1", "the defender must declare melds and layoffs"
             )
         knock = h._knock
         assert knock is not None

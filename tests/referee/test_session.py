@@ -397,7 +397,9 @@ async def test_an_illegal_action_forfeits_and_names_the_rule(tmp_path: Path) -> 
     assert_forfeit(outcome, 0, FaultKind.ILLEGAL_ACTION, "R4.1")
     (record,) = of_type(outcome.log_path, "fault")
     assert record["action"]["kind"] == "discard"
-    assert "must draw" in record["reason"]
+    # The action, once, then the rule's words.
+    named = f"discard {record['action']['card']}: "
+    assert record["reason"] == named + "you must draw from the stock or the discard pile"
     assert record["hand"] == 1 and record["retry"] is False
     assert record["request_id"] == bots.links[0].requests()[-1].request_id
     (fault,) = bots.links[0].faults()
