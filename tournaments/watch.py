@@ -25,6 +25,7 @@ of whole matches (standings, finished matches) are shown at once.
 from __future__ import annotations
 
 import datetime as _dt
+import math
 import os
 import stat
 import time
@@ -275,6 +276,9 @@ class TournamentWatch:
         # The last view of finished matches followed here, with their seeds: by match id.
         self._done_views: OrderedDict[str, tuple[int, dict[str, Any]]] = OrderedDict()
         self._state: dict[str, Any] | None = None
+        # When a live match not yet stalled becomes so: the state changes then, though no byte
+        # in the directory does (a hung bot in a run of one match at a time).
+        self._stall_at = math.inf
 
     # --- opening and closing --------------------------------------------------------------------
 
@@ -315,6 +319,8 @@ class TournamentWatch:
         changed = self._follow_logs() or changed
         if self._standings_due and self._clock() >= self._standings_next:
             self._refit()
+            changed = True
+        if self._clock() > self._stall_at:
             changed = True
         if changed or self._state is None:
             self._state = self._build()
@@ -430,6 +436,7 @@ class TournamentWatch:
         left = self._left_by_seed()
         live: list[tuple[int, dict[str, Any]]] = []
         now = self._clock()
+        self._stall_at = math.inf
         for tail in self._tails.values() if self._running else ():
             spectator = tail.spectator
             seed = spectator.seed
@@ -440,6 +447,9 @@ class TournamentWatch:
                 continue
             others = left[spec.seed] - 1
             view = spectator.view()
+            stalled = not view["over"] and now - tail.grew > STALL_S
+            if not view["over"] and not stalled:
+                self._stall_at = min(self._stall_at, tail.grew + STALL_S)
             entry: dict[str, Any] = {
                 "key": spec.key,
                 "match_id": view["match_id"],
@@ -447,7 +457,7 @@ class TournamentWatch:
                 "game": spec.game,
                 "seats": list(spec.seats),
                 "sides": None if spec.sides is None else list(spec.sides),
-                "stalled": not view["over"] and now - tail.grew > STALL_S,
+                "stalled": stalled,
                 "embargo": {"matches_left": others} if others > 0 else None,
                 "hand": view["hand"],
                 "view": None if others > 0 else view,

@@ -16,7 +16,7 @@ from referee.engine.rules import Rules
 from tests.support.group_logs import LABELS, group_match_log, group_rules, two_player_log
 from tests.support.replay_helpers import lines_of
 from tournaments.journal import Journal, open_journal
-from tournaments.records import MatchRecord
+from tournaments.records import Forfeit, MatchRecord
 from tournaments.schedule import MatchSpec
 
 RULES = Rules.profile("standard", target=25)
@@ -97,8 +97,8 @@ class Tournament:
                 return
         raise AssertionError(f"{key} has fewer than {count} {kind} records")
 
-    def finish(self, key: str) -> None:
-        """Write the rest of the log and commit the match."""
+    def finish(self, key: str, forfeit: Forfeit | None = None) -> None:
+        """Write the rest of the log and commit the match (with ``forfeit`` in its row)."""
         path = self.path(key)
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text("".join(line + "\n" for line in self.lines[key]))
@@ -116,7 +116,7 @@ class Tournament:
             final=tuple(result["final"]),
             margin=result["margin"],
             hands_played=result["hands_played"],
-            forfeit=None,
+            forfeit=forfeit,
             hands=(),
             faults=(),
             decisions=(1,) * len(s.seats),

@@ -21,8 +21,9 @@ import pytest
 
 from replays.spectate import Spectator, spectator_view
 from tests.support.live_tournament import Tournament, spec
+from tournaments.records import Forfeit
 from tournaments.spectators import LiveView
-from tournaments.watch import SETTLED_S, STANDINGS_LAG_S, TournamentWatch
+from tournaments.watch import SETTLED_S, STALL_S, STANDINGS_LAG_S, TournamentWatch
 
 CARD = re.compile(r'"[A23456789TJQK][CDHS]"')
 # Far beyond what a local request or a few polls take on a loaded machine.
@@ -168,6 +169,87 @@ def test_a_deal_that_other_matches_still_play_shows_no_card(tmp_path: Path) -> N
     watch.poll()
     (entry,) = watch.state()["live"]
     assert entry["embargo"] is None and entry["view"]["tables"][0]["pile"]
+    watch.close()
+    t.journal.close()
+
+
+def test_live_matches_are_listed_in_the_order_of_play_and_a_silent_one_is_stalled(
+    tmp_path: Path,
+) -> None:
+    """Each live match with its place in the schedule (round, game, seats), in the order of
+    play; one whose log has not grown for STALL_S is said to be stalled, with nothing else in
+    the directory changing meanwhile (a hung bot in a run of one match at a time)."""
+    t = Tournament(
+        tmp_path / "t",
+        [spec("ann.bob.001", 1, ("ann", "bob"), 11), spec("ann.bob.002", 0, ("bob", "ann"), 12, 2)],
+    )
+    for key in t.schedule:
+        t.log(key)
+    now = [1000.0]
+    watch = TournamentWatch(t.directory, Spectator, clock=lambda: now[0])
+    watch.open()
+    watch.poll()
+    state = watch.state()
+    assert (state["players"], state["scheduled"], state["running"]) == (2, True, True)
+    assert (state["done"], state["total"]) == (0, 2)
+    assert [e["key"] for e in state["live"]] == ["ann.bob.002", "ann.bob.001"]
+    for entry in state["live"]:
+        s = t.schedule[entry["key"]]
+        assert (entry["round"], entry["game"]) == (s.round, s.game)
+        assert (entry["seats"], entry["sides"]) == (list(s.seats), None)
+        assert entry["stalled"] is False
+    now[0] += STALL_S
+    watch.poll()
+    assert not any(e["stalled"] for e in watch.state()["live"])
+    now[0] += 1.0
+    assert watch.poll()  # no byte changed, but the state did
+    assert all(e["stalled"] for e in watch.state()["live"])
+    t.grow("ann.bob.001", 1)
+    watch.poll()
+    stalled = {e["key"]: e["stalled"] for e in watch.state()["live"]}
+    assert stalled == {"ann.bob.001": False, "ann.bob.002": True}
+    watch.close()
+    t.journal.close()
+
+
+def test_a_finished_match_is_listed_with_its_result_and_no_reason(tmp_path: Path) -> None:
+    """The results list says who played, the result and a forfeit's kind, rule and seats: never
+    the fault's reason, which may name a card."""
+    t = Tournament(
+        tmp_path / "t",
+        [spec("ann.bob.001", 0, ("ann", "bob"), 11), spec("ann.bob.002", 1, ("bob", "ann"), 12, 2)],
+    )
+    for key in t.schedule:
+        t.log(key)
+    t.finish("ann.bob.001")
+    reason = "discard 7H: you must draw from the stock or the discard pile"
+    t.finish("ann.bob.002", Forfeit(1, "illegal_action", "R4.1", reason))
+    now = [1000.0]
+    watch = TournamentWatch(t.directory, Spectator, clock=lambda: now[0])
+    watch.open()
+    watch.poll()
+    now[0] += STANDINGS_LAG_S
+    watch.poll()
+    state = watch.state()
+    assert "7H" not in json.dumps(state)
+    rows = {row["key"]: row for row in state["recent"]}
+    assert set(rows) == set(t.schedule)
+    for key, row in rows.items():
+        final = json.loads(t.lines[key][-1])
+        first = json.loads(t.lines[key][0])
+        assert row["match_id"] == first["match_id"]
+        assert (row["seats"], row["sides"]) == (list(t.schedule[key].seats), None)
+        assert (row["final"], row["margin"]) == (final["final"], final["margin"])
+        assert (row["termination"], row["hands"]) == (final["termination"], final["hands_played"])
+        winner = final["winner"]
+        assert row["winner"] == (None if winner is None else t.schedule[key].seats[winner])
+        assert row["placings"] == final.get("placings", [])
+    assert rows["ann.bob.001"]["forfeit"] is None
+    assert rows["ann.bob.002"]["forfeit"] == {
+        "kind": "illegal_action",
+        "rule": "R4.1",
+        "seats": [1],
+    }
     watch.close()
     t.journal.close()
 
