@@ -44,7 +44,7 @@ _MAX_SEED = 2**64 - 1
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option("0.1.0", prog_name="ginref")
 def main() -> None:
-    """Referee and tournament runner for two-player Gin Rummy bots."""
+    """Referee and tournament runner for Gin Rummy bots: two players, three, or partnerships."""
 
 
 @main.command("match")
