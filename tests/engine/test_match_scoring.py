@@ -4,10 +4,14 @@ from __future__ import annotations
 
 import pytest
 
+from referee.engine.cards import mask_of, parse_cards
+from referee.engine.errors import CardError
+from referee.engine.layoffs import check_defender_play
 from referee.engine.match import Match
+from referee.engine.melds import Meld
 from referee.engine.outcomes import HandOutcome, Termination
 from referee.engine.rules import Rules
-from referee.engine.scoring import HandScore
+from referee.engine.scoring import HandScore, Term, final_terms
 
 
 def win(m: Match, seat: int, points: int) -> None:
@@ -114,3 +118,109 @@ def test_seeded_first_dealer_and_deck_are_reproducible() -> None:
         assert a.fingerprint() == b.fingerprint()
     decks = {Match(Rules.profile("standard"), s).hand.deck for s in range(50)}
     assert len(decks) == 50
+
+
+# --- a game's final score, term by term (R9.3-R9.6, A.4) ----------------------------------------
+
+
+def _terms(
+    points: tuple[int, ...],
+    won: tuple[int, ...],
+    extra: tuple[int, ...],
+    **rules: object,
+) -> tuple[tuple[Term, ...], ...]:
+    base = {"game_bonus": 100, "box_bonus": 25}
+    return final_terms(Rules.profile("standard", **{**base, **rules}), points, won, extra, 0)
+
+
+def test_every_term_of_a_shutout_with_boxes_and_extra_boxes() -> None:
+    """150-0, five hands and one extra box to none: the game bonus doubled for the shutout,
+    and each box term says how many boxes of how much, as the score sheet shows them."""
+    winner, loser = _terms((150, 0), (5, 0), (1, 0), shutout="game_bonus_doubled")
+    assert winner == (
+        Term("hand_points", 150),
+        Term("game_bonus", 100),
+        Term("shutout_game_bonus", 100, 1),
+        Term("boxes", 125, 5, 25),
+        Term("extra_boxes", 25, 1, 25),
+    )
+    assert loser == (Term("hand_points", 0),)
+
+
+def test_hand_points_doubled_once_for_each_shut_out_player() -> None:
+    """Three players (R10.1), both others at 0: the hand points counted twice more."""
+    terms = _terms((120, 0, 0), (4, 0, 0), (0, 0, 0), shutout="hand_points_doubled")
+    assert terms[0] == (
+        Term("hand_points", 120),
+        Term("shutout_hand_points", 240, 2),
+        Term("game_bonus", 100),
+        Term("boxes", 100, 4, 25),
+    )
+    assert terms[1] == terms[2] == (Term("hand_points", 0),)
+
+
+def test_the_total_doubled_adds_every_term_before_it() -> None:
+    (winner, loser) = _terms((110, 0), (3, 0), (2, 0), shutout="total_doubled")
+    assert winner[-1] == Term("shutout_total", 110 + 100 + 75 + 50, 1)
+    assert loser == (Term("hand_points", 0),)
+    # Not a shutout: the loser scored, nothing is doubled.
+    (winner, loser) = _terms((110, 30), (3, 1), (0, 2), shutout="total_doubled")
+    assert [t.what for t in winner] == ["hand_points", "game_bonus", "boxes"]
+    assert loser == (
+        Term("hand_points", 30),
+        Term("boxes", 25, 1, 25),
+        Term("extra_boxes", 50, 2, 25),
+    )
+
+
+def test_boxes_credited_during_the_game_are_shown_apart_not_counted_again() -> None:
+    """With boxes_count_toward_target the boxes are already in the hand points: split out."""
+    winner, loser = _terms((150, 40), (4, 1), (1, 0), boxes_count_toward_target=True)
+    assert winner == (
+        Term("hand_points", 25),
+        Term("boxes_in_hand_points", 125, 5, 25),
+        Term("game_bonus", 100),
+    )
+    assert loser == (Term("hand_points", 15), Term("boxes_in_hand_points", 25, 1, 25))
+
+
+# --- the defender's declared play (R6.2-R6.6), refused with the cards at fault -------------------
+
+KNOCKER = [Meld.of(parse_cards("7C 8C 9C")), Meld.of(parse_cards("KH KS KD"))]
+DEFENDER = parse_cards("TC 6C KC 2D 3D 4D 5S")
+
+
+@pytest.mark.parametrize(
+    ("melds", "layoffs", "allowed", "message"),
+    [
+        ([], "TC", False, "no layoffs against gin or big gin (R6.3a)"),
+        ([], "TC QH", True, "laid-off cards not in the defender's hand: QH"),
+        (["2D 3D 4D"], "4D", True, "a card cannot be both in an own meld and laid off: 4D"),
+        (
+            [],
+            "5S",
+            True,
+            "these cards cannot all be laid off on the knocker's melds (R6.2, R6.5): 5S",
+        ),
+    ],
+)
+def test_a_declared_play_is_refused_naming_the_cards(
+    melds: list[str], layoffs: str, allowed: bool, message: str
+) -> None:
+    own = [parse_cards(m) for m in melds]
+    with pytest.raises(CardError) as caught:
+        check_defender_play(DEFENDER, KNOCKER, own, parse_cards(layoffs), allowed)
+    assert str(caught.value) == message
+
+
+def test_a_declared_play_lays_off_on_the_meld_each_card_extends() -> None:
+    own = [parse_cards("2D 3D 4D")]
+    play = check_defender_play(DEFENDER, KNOCKER, own, parse_cards("TC 6C KC"), True)
+    assert play.melds == (Meld.of(parse_cards("2D 3D 4D")),)
+    assert sorted(play.layoffs) == sorted(
+        [(parse_cards("6C")[0], 0), (parse_cards("TC")[0], 0), (parse_cards("KC")[0], 1)]
+    )
+    assert play.deadwood == tuple(parse_cards("5S"))
+    # Given as a mask of cards, the same play.
+    mask = check_defender_play(mask_of(DEFENDER), KNOCKER, own, parse_cards("TC 6C KC"), True)
+    assert mask == play
