@@ -78,7 +78,6 @@ GROUPS: dict[str, Group] = {
         (
             "tests/tournaments/test_journal_damage.py",
             "tests/tournaments/test_audit.py",
-            "tests/tournaments/test_runs.py",
         ),
     ),
 }

@@ -1,7 +1,10 @@
 """``ginref verify DIR`` on a tournament's directory: its journal against its logs.
 
-One real (sandboxed) tournament is played; each test changes a copy of its directory the way
-someone falsifying results would, and ``ginref verify`` must name the difference and exit 1.
+The directory is a real tournament's (real bot processes; tests/data/audit/make.py plays it
+again), kept with its journal and logs; each test changes a copy of it the way someone
+falsifying results would, and ``ginref verify`` must name the difference and exit 1. Playing
+and verifying fresh tournaments, sandboxed, is the end-to-end tests' part (test_runs.py,
+test_workers.py, test_group_e2e.py and others).
 """
 
 from __future__ import annotations
@@ -15,43 +18,16 @@ import pytest
 from click.testing import CliRunner
 
 from ginref.cli import main
-from tests.support.referee_helpers import TESTBOT
 from tournaments.journal import JOURNAL_FILE, open_journal
 from tournaments.records import MatchRecord
 
-pytestmark = pytest.mark.slow  # a real tournament of real bot processes
-
-TOURNAMENT = f"""
-name = "audited"
-matches = 2
-[faults]
-exit_grace = 0.5
-kill_grace = 0.5
-[[bots]]
-name = "a"
-command = "{{python}} {TESTBOT} play"
-[[bots]]
-name = "b"
-command = "{{python}} -m sample_bots.random_bot"
-env = {{ GINREF_BOT_SEED = "3" }}
-"""
-
-
-@pytest.fixture(scope="module")
-def played(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    base = tmp_path_factory.mktemp("audit")
-    file = base / "t.toml"
-    file.write_text(TOURNAMENT)
-    out = base / "out"
-    result = CliRunner().invoke(main, ["tournament", str(file), "--out", str(out), "-j", "1"])
-    assert result.exit_code == 0, result.output
-    return out
+PLAYED = Path(__file__).resolve().parents[1] / "data" / "audit" / "tournament"
 
 
 @pytest.fixture
-def copy(played: Path, tmp_path: Path) -> Path:
+def copy(tmp_path: Path) -> Path:
     target = tmp_path / "out"
-    shutil.copytree(played, target)
+    shutil.copytree(PLAYED, target)
     return target
 
 
