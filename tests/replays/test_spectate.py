@@ -21,7 +21,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import replays.spectate as spectate
-from referee.engine.cards import card_str
+from referee.engine.cards import card_str, parse_card
 from referee.engine.hand import Hand
 from referee.engine.rules import Rules
 from referee.replay_log import read_text_log
@@ -530,3 +530,505 @@ def test_without_partnerships_there_are_no_rounds_even_if_the_log_says_so(
     assert view["rounds"] == [] and view["stopped"] is None
     assert view["scores"] == spectator_view(records)["scores"]
     assert view["result"] == spectator_view(records)["result"] is not None
+
+
+# --- every field of the view, worked out from the records ---------------------------------------
+
+
+def in_card_order(cards: list[str]) -> list[str]:
+    """Cards in the view's order (card order, as a hand's cards are listed)."""
+    return sorted(cards, key=parse_card)
+
+
+class Told:
+    """The whole view of a match at each point of its log, from the records alone
+    (docs/replay-log.md and docs/tournaments.md, "A view holds"), without the engine.
+
+    Built from the whole log, so that it can look ahead where a record alone does not say: a
+    hand's phase and whose turn it is are those of its next decision, a hand is over once its
+    last decision is read, and a knock is a gin when the knocker's deadwood is 0.
+    """
+
+    def __init__(self, records: list[dict[str, Any]]) -> None:
+        self.header = records[0]
+        self.players = self.header["rules"]["players"]
+        self.decisions: dict[int, list[dict[str, Any]]] = {}
+        self.results: dict[int, dict[str, Any]] = {}
+        for record in records:
+            if record["type"] == "decision" and record["hand"] > 0:
+                self.decisions.setdefault(record["hand"], []).append(record)
+            elif record["type"] == "hand_result":
+                self.results[record["hand"]] = record
+        self.names: dict[int, tuple[str, str]] = {}
+        self.hands: dict[int, dict[str, Any]] = {}  # by 1-based hand
+        self.at: dict[int, int] = {}  # the hand at each table
+        self.finished: list[dict[str, Any]] = []
+        self.rounds: list[dict[str, Any]] = []
+        self.scores = [0] * (2 if self.players == 4 else self.players)
+        self.end: dict[str, Any] | None = None
+
+    def read(self, record: dict[str, Any]) -> None:
+        kind = record["type"]
+        if kind == "connected":
+            self.names[record["seat"]] = (record["name"], record["version"])
+        elif kind == "deal":
+            upcard = record["upcard"]
+            held = [10, 10]
+            if upcard is None:  # eleven_card: the non-dealer gets the eleventh card (R2.5)
+                held[1 - record["dealer"]] = 11
+            self.hands[record["hand"]] = {
+                "deal": record,
+                "seats": record.get("seats", [0, 1]),
+                "pile": [] if upcard is None else [upcard],
+                "stock": list(record["deck"][21:]),
+                "held": held,
+                "known": [[], []],
+                "events": [(None, "deal", None, False)],  # seat, kind, card, private
+                "fed": 0,
+                "revealed": False,
+            }
+            self.at[record.get("table", 0)] = record["hand"]
+        elif kind == "decision" and record["hand"] > 0:
+            self._decide(self.hands[record["hand"]], record)
+        elif kind == "hand_result":
+            self.hands[record["hand"]]["revealed"] = True
+            seats = record.get("seats", [0, 1])
+            winner = record["winner"]
+            self.finished.append(
+                {
+                    "hand": record["hand"],
+                    "table": record.get("table", 0),
+                    "seats": seats,
+                    "outcome": record["outcome"],
+                    "winner": None if winner is None else seats[winner],
+                    "points": record["points"],
+                    "scores_after": record["scores_after"],
+                }
+            )
+            self.scores = record["scores_after"]
+        elif kind == "round_result":
+            self.rounds.append({k: v for k, v in record.items() if k != "type"})
+            self.scores = record["scores_after"]
+        elif kind == "match_result":
+            self.end = record
+
+    def _decide(self, hand: dict[str, Any], record: dict[str, Any]) -> None:
+        seat = hand["seats"].index(record["seat"])
+        action = record["action"]
+        kind = action["kind"]
+        events = hand["events"]
+        if kind == "pass" and record["phase"] != "wall":  # a pass at the wall ends the hand
+            events.append((seat, "pass", None, False))
+        elif kind == "draw_stock":
+            events.append((seat, "draw_stock", hand["stock"].pop(0), True))
+            hand["held"][seat] += 1
+        elif kind == "draw_discard":
+            card = hand["pile"].pop()
+            taken = "take_upcard" if record["phase"] == "upcard_offer" else "draw_discard"
+            events.append((seat, taken, card, False))
+            hand["held"][seat] += 1
+            hand["known"][seat].append(card)
+        elif kind in ("discard", "knock"):
+            card = action["card"]
+            hand["held"][seat] -= 1
+            if card in hand["known"][seat]:
+                hand["known"][seat].remove(card)
+            if kind == "discard":
+                hand["pile"].append(card)
+                events.append((seat, "discard", card, False))
+            else:  # face down (R5.2)
+                gin = self.results[record["hand"]]["knocker_deadwood"] == 0
+                events.append((seat, "gin" if gin else "knock", card, True))
+        elif kind in ("big_gin", "defender_play"):
+            events.append((seat, kind, None, False))
+        hand["fed"] += 1
+        if hand["fed"] == len(self.decisions[record["hand"]]):
+            events.append((None, "hand_over", None, False))
+
+    def table(self, table: int) -> dict[str, Any]:
+        number = self.at[table]
+        hand = self.hands[number]
+        deal, seats = hand["deal"], hand["seats"]
+        decisions = self.decisions[number]
+        following = decisions[hand["fed"]] if hand["fed"] < len(decisions) else None
+        revealed = hand["revealed"]
+        # With three players the match seat that dealt sits out (docs/replay-log.md).
+        sits_out = ({0, 1, 2} - set(seats)).pop() if self.players == 3 else None
+        dealer = seats[deal["dealer"]] if sits_out is None else sits_out
+        return {
+            "table": table,
+            "hand": number,
+            "seats": seats,
+            "dealer": dealer,
+            "to_act": None if following is None else following["seat"],
+            "phase": "match_over" if following is None else following["phase"],
+            "upcard": deal["upcard"],
+            "knock_limit": deal["knock_limit"],
+            "pile": list(hand["pile"]),
+            "stock": len(hand["stock"]),
+            "held": list(hand["held"]),
+            "known": [in_card_order(cards) for cards in hand["known"]],
+            "events": [
+                {
+                    "seat": None if s is None else seats[s],
+                    "kind": kind,
+                    "card": None if private and not revealed else card,
+                }
+                for s, kind, card, private in hand["events"]
+            ],
+            "result": result_shown(self.results[number], seats) if revealed else None,
+        }
+
+    def view(self) -> dict[str, Any]:
+        header, players = self.header, self.players
+        teams = players == 4
+        labels = {bot["seat"]: bot["label"] for bot in header["bots"]}
+        tables = [self.table(t) for t in sorted(self.at)]
+        sitting_out = None
+        if players == 3 and tables:
+            sitting_out = ({0, 1, 2} - set(tables[0]["seats"])).pop()
+        return {
+            "match_id": header["match_id"],
+            "started": header["created"],
+            "players": players,
+            "teams": teams,
+            "rules": {
+                "profile": header["rules"]["profile_name"],
+                "target": header["rules"]["target"],
+                "players": players,
+            },
+            "series": {
+                "match": header["series"]["match_number"],
+                "of": header["series"]["length"],
+            },
+            "seats": [
+                {
+                    "seat": seat,
+                    "label": labels[seat],
+                    "name": self.names.get(seat, ("", ""))[0],
+                    "version": self.names.get(seat, ("", ""))[1],
+                    "team": seat % 2 if teams else None,
+                }
+                for seat in range(players)
+            ],
+            "scores": list(self.scores),
+            "hand": max(self.hands, default=0),
+            "sitting_out": sitting_out,
+            "tables": tables,
+            "hands": list(self.finished),
+            "rounds": list(self.rounds),
+            "faults": [],
+            "over": self.end is not None,
+            "result": None if self.end is None else match_result_shown(self.end, players),
+            "stopped": None,
+        }
+
+
+def result_shown(record: dict[str, Any], seats: list[int]) -> dict[str, Any]:
+    """A finished hand as a table shows it (docs/tournaments.md): the ``hand_result`` record's
+    fields, its hand seats turned into match seats; a hand nobody knocked in (a dead one) shows
+    no melds, layoffs or deadwood cards rather than nothing."""
+    knocker = record["knocker_arrangement"] or {"melds": [], "deadwood": []}
+    defender = record["defender"] or {"melds": [], "layoffs": [], "deadwood": []}
+
+    def seat(hand_seat: int | None) -> int | None:
+        return None if hand_seat is None else seats[hand_seat]
+
+    return {
+        "outcome": record["outcome"],
+        "winner": seat(record["winner"]),
+        "points": record["points"],
+        "knocker": seat(record["knocker"]),
+        "knock_discard": record["knock_discard"],
+        "knocker_melds": knocker["melds"],
+        "knocker_deadwood_cards": knocker["deadwood"],
+        "knocker_deadwood": record["knocker_deadwood"],
+        "defender_melds": defender["melds"],
+        "layoffs": defender["layoffs"],
+        "defender_deadwood_cards": defender["deadwood"],
+        "defender_deadwood": record["defender_deadwood"],
+        "doubled": record["doubled"],
+        "extra_boxes": record["extra_boxes"],
+        "dead_reason": record["dead_reason"],
+        "final_hands": record["final_hands"],
+        "scores_after": record["scores_after"],
+    }
+
+
+def match_result_shown(record: dict[str, Any], players: int) -> dict[str, Any]:
+    """The match's result as the view shows it: the ``match_result`` record's fields, the
+    forfeit without its reason. A two-player record has no placings: the winner first, both
+    first without one (docs/replay-log.md)."""
+    placings = record.get("placings")
+    if placings is None:
+        winner = record["winner"]
+        placings = [1, 1] if winner is None else [1 if s == winner else 2 for s in (0, 1)]
+    forfeit = record["forfeit"]
+    if forfeit is not None:
+        seat = forfeit["seat"]
+        seats = forfeit.get("seats") or ([0, 1] if seat is None else [seat])
+        forfeit = {"seats": seats, "kind": forfeit["kind"], "rule": forfeit["rule"]}
+    return {
+        "termination": record["termination"],
+        "winner": record["winner"],
+        "final": record["final"],
+        "margin": record["margin"],
+        "placings": placings,
+        "forfeit": forfeit,
+    }
+
+
+# Logs with hands won at either seat, knocks with layoffs, a gin, a doubled hand, dead hands of
+# each kind, the declared defender and the wall (openspiel), the eleven-card deal (rlcard), who
+# sits out with three players (seats where the sum and the difference differ) and two tables.
+WHOLE_LOGS = [
+    ("standard", 3),
+    ("standard", 5),
+    ("oklahoma", 1),
+    ("oklahoma", 6),
+    ("openspiel", 1),
+    ("openspiel", 3),
+    ("rlcard", 1),
+    ("rlcard", 2),
+    ("three", 5),
+    ("four", 5),
+]
+
+
+@pytest.mark.parametrize(("kind", "seed"), WHOLE_LOGS)
+def test_the_whole_view_after_each_record_is_what_the_records_say(kind: str, seed: int) -> None:
+    if kind in ("three", "four"):
+        records = group_records(3 if kind == "three" else 4, seed)
+    else:
+        records = two_player_records(kind, seed)
+    told, spectator = Told(records), Spectator()
+    for line, record in enumerate(records, start=1):
+        spectator.feed(record)
+        told.read(record)
+        assert spectator.records == line
+        assert spectator.view() == told.view(), f"line {line}: {record['type']}"
+    assert spectator.view()["result"] is not None
+
+
+def test_the_logs_of_the_whole_view_test_show_what_it_is_meant_to_check() -> None:
+    # Without these the test above would pass on a field that never varies.
+    logs = [two_player_records(k, s) for k, s in WHOLE_LOGS if k not in ("three", "four")]
+    results = [r for log in logs for r in log if r["type"] == "hand_result"]
+    assert {r["outcome"] for r in results} >= {"knock", "gin", "dead"}
+    assert {r["winner"] for r in results} >= {0, 1}
+    assert any(r["doubled"] for r in results)
+    assert any(r["defender"] and r["defender"]["layoffs"] for r in results)
+    assert len({r["dead_reason"] for r in results}) >= 3
+    decisions = [r for log in logs for r in log if r["type"] == "decision"]
+    assert {d["phase"] for d in decisions} >= {"upcard_offer", "draw", "discard", "defender"}
+    assert {d["action"]["kind"] for d in decisions} >= {"pass", "draw_discard", "knock"}
+    deals = [r for log in logs for r in log if r["type"] == "deal"]
+    assert {d["dealer"] for d in deals} == {0, 1} and None in {d["upcard"] for d in deals}
+    three = group_records(3, 5)
+    assert {tuple(r["seats"]) for r in three if r["type"] == "deal"} >= {(1, 2), (2, 0)}
+    assert "wall" in {d["phase"] for d in decisions}
+
+
+# --- the header and the Hellos ------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_before_the_first_deal_the_view_is_the_headers_and_nothing_is_played(
+    players: int, logs: dict[int, list[dict[str, Any]]]
+) -> None:
+    # Scores start at 0 for each seat, or each team with partnerships; no hand dealt, no table.
+    header = logs[players][0]
+    view = spectator_view([header])
+    assert view["scores"] == [0] * (2 if players == 4 else players)
+    assert (view["hand"], view["tables"], view["sitting_out"]) == (0, [], None)
+    assert (view["hands"], view["rounds"], view["faults"]) == ([], [], [])
+    assert (view["over"], view["result"], view["stopped"]) == (False, None, None)
+    rules = header["rules"]
+    assert view["rules"] == {
+        "profile": rules["profile_name"],
+        "target": rules["target"],
+        "players": players,
+    }
+    # Nobody has said Hello yet: each seat has its label and nothing else.
+    assert [(s["label"], s["name"], s["version"]) for s in view["seats"]] == [
+        (bot["label"], "", "") for bot in header["bots"]
+    ]
+
+
+def test_a_header_without_its_bots_or_series_shows_seats_by_number() -> None:
+    # A log rewritten by someone else: bots missing, not a list, or with entries that are not
+    # bots; the view still has a seat for each player, labelled by its number.
+    header = two_player_records("rlcard", 1)[0]
+    for bots in (None, "ann", {"seat": 0, "label": "x"}, ["ann", {"label": "x"}, {"seat": "0"}]):
+        view = spectator_view([{**header, "bots": bots, "series": None}])
+        assert [s["label"] for s in view["seats"]] == ["seat 0", "seat 1"], bots
+        assert view["series"] is None and view["stopped"] is None
+    partial = [{"seat": 1, "label": "bob"}, {"seat": 0}]
+    view = spectator_view([{**header, "bots": partial}])
+    assert [s["label"] for s in view["seats"]] == ["", "bob"]
+    # No match id or creation time: empty, not "None".
+    bare = {k: v for k, v in header.items() if k not in ("match_id", "created", "series")}
+    view = spectator_view([bare])
+    assert (view["match_id"], view["started"], view["series"]) == ("", "", None)
+    odd = spectator_view([{**header, "series": {"match_number": "2", "length": 3}}])
+    assert odd["series"] == {"match": None, "of": 3}
+
+
+def test_a_hello_names_its_seat_and_only_a_seat_of_the_match() -> None:
+    records = two_player_records("rlcard", 1)
+    header = records[0]
+    hellos = [
+        {"type": "connected", "seat": 1},  # no name, no version: empty
+        {"type": "connected", "seat": None, "name": "x", "version": "1"},
+        {"type": "connected", "name": "x", "version": "1"},
+        {"type": "connected", "seat": "0", "name": "x", "version": "1"},
+        {"type": "connected", "seat": 2, "name": "x", "version": "1"},
+        {"type": "connected", "seat": -1, "name": "x", "version": "1"},
+        {"type": "connected", "seat": 0, "name": "ann", "version": "2.1"},
+    ]
+    spectator = Spectator()
+    for record in [header, *hellos]:
+        spectator.feed(record)
+    view = spectator.view()
+    assert [(s["seat"], s["name"], s["version"]) for s in view["seats"]] == [
+        (0, "ann", "2.1"),
+        (1, "", ""),
+    ]
+    assert spectator.records == 1 + len(hellos) and view["stopped"] is None
+
+
+def test_a_match_dealt_from_seed_zero_is_followed() -> None:
+    # 0 is a seed like any other (docs/replay-log.md: the seed determines every deck).
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "m.jsonl"
+        two_player_log(path, Rules.profile("standard", target=15), seed=0)
+        records = records_of(path)
+    assert records[0]["seed"] == 0
+    view = spectator_view(records)
+    assert view["stopped"] is None and view["tables"] and view["result"] is not None
+
+
+@pytest.mark.parametrize("seed", [None, -1, "7", 2.0])
+def test_a_header_without_a_seed_to_follow_shows_no_table(
+    seed: Any, logs: dict[int, list[dict[str, Any]]]
+) -> None:
+    records = logs[2]
+    header = {k: v for k, v in records[0].items() if k != "seed"}
+    if seed is not None:
+        header["seed"] = seed
+    # Everything up to the match result: the match is not over before it is read.
+    spectator = Spectator()
+    spectator.feed(header)
+    for record in records[1:-1]:
+        spectator.feed(record)
+    view = spectator.view()
+    assert view["stopped"] == "the header has no seed to follow the match from"
+    assert view["tables"] == [] and view["hands"] == [] and view["over"] is False
+    assert view["scores"] == [0, 0] and view["seats"][0]["name"] == "random-bot"
+    spectator.feed(records[-1])
+    view = spectator.view()
+    assert view["over"] is True and view["result"] is None
+
+
+@pytest.mark.parametrize("rules", [None, "standard", {"profile_name": "no-such-profile"}])
+def test_a_header_whose_rules_cannot_be_read_says_so(
+    rules: Any, logs: dict[int, list[dict[str, Any]]]
+) -> None:
+    header = {**logs[2][0], "rules": rules}
+    view = spectator_view([header, *logs[2][1:-1]])
+    assert str(view["stopped"]).startswith("the header's rules cannot be read: ")
+    assert view["rules"] is None and view["tables"] == [] and not view["over"]
+    assert [s["label"] for s in view["seats"]] == ["ann", "bob"]  # two seats until told more
+
+
+# --- logs the engine cannot follow --------------------------------------------------------------
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_a_deal_that_is_not_the_next_one_stops_the_table(
+    players: int, logs: dict[int, list[dict[str, Any]]]
+) -> None:
+    records = logs[players]
+    at = next(i for i, r in enumerate(records) if r["type"] == "deal")
+    # Hand 3 is no table's next (with partnerships, hand 2 is the other table's first); a
+    # number that is not an integer is no number at all.
+    for number, said in ((3, 3), (0, 0), (None, None), ("1", None), (1.0, None)):
+        wrong = {**records[at], "hand": number}
+        spectator = Spectator()
+        for record in [*records[:at], wrong, *records[at + 1 : -1]]:
+            spectator.feed(record)
+        view = spectator.view()
+        assert view["stopped"] == f"the deal of hand {said} is not the engine's next"
+        assert view["tables"] == [] and view["hand"] == 0 and view["over"] is False
+
+
+def test_a_deal_without_a_deck_stops_the_table(logs: dict[int, list[dict[str, Any]]]) -> None:
+    records = logs[2]
+    at = next(i for i, r in enumerate(records) if r["type"] == "deal")
+    for deck in (None, ["XX"], []):
+        deal = {**records[at], "deck": deck}
+        view = spectator_view([*records[:at], deal])
+        assert view["stopped"] == "the deck of hand 1 is not the one the header's seed deals"
+
+
+def test_an_action_the_engine_refuses_stops_the_table_where_it_was(
+    logs: dict[int, list[dict[str, Any]]],
+) -> None:
+    records = logs[2]
+    at = next(i for i, r in enumerate(records) if r["type"] == "decision")
+    for action in ({"kind": "knock", "card": "ZZ"}, {"kind": "discard"}, None, {"kind": "fly"}):
+        refused = {**records[at], "action": action}
+        spectator = Spectator()
+        for record in [*records[:at], refused, *records[at + 1 : -1]]:
+            spectator.feed(record)
+        view = spectator.view()
+        seat = records[at]["seat"]
+        assert str(view["stopped"]).startswith(f"the engine refuses seat {seat}'s action: ")
+        # The table stays as the last record the engine took left it.
+        assert view["tables"] == spectator_view(records[:at])["tables"]
+        assert view["over"] is False
+
+
+# --- the match result ---------------------------------------------------------------------------
+
+
+def test_a_forfeit_of_both_seats_shows_both_and_no_winner(
+    logs: dict[int, list[dict[str, Any]]],
+) -> None:
+    # docs/replay-log.md: with both seats at fault, winner null, forfeit.seat null, margin 0.
+    records = logs[2]
+    first = next(i for i, r in enumerate(records) if r["type"] == "decision")
+    forfeit = {"seat": None, "kind": "no_connection", "rule": "R11.5", "reason": "both: 7H"}
+    end = {**records[-1], "termination": "forfeit", "winner": None, "forfeit": forfeit}
+    result = spectator_view([*records[: first + 4], end])["result"]
+    assert result == {
+        "termination": "forfeit",
+        "winner": None,
+        "final": [0, 0],
+        "margin": 0,
+        "placings": [1, 1],
+        "forfeit": {"seats": [0, 1], "kind": "no_connection", "rule": "R11.5"},
+    }
+
+
+def test_a_forfeit_naming_no_seat_of_the_match_is_not_applied(
+    logs: dict[int, list[dict[str, Any]]],
+) -> None:
+    records = logs[2]
+    first = next(i for i, r in enumerate(records) if r["type"] == "decision")
+    for seat in (2, -1, True, "0"):
+        forfeit = {"seat": seat, "kind": "disconnected", "rule": "R11.5", "reason": "gone"}
+        view = spectator_view([*records[: first + 4], {**records[-1], "forfeit": forfeit}])
+        assert view["over"] and view["result"] is None and view["stopped"] is None
+
+
+def test_a_forfeit_after_the_engines_own_end_changes_nothing(
+    logs: dict[int, list[dict[str, Any]]],
+) -> None:
+    # The result shown is the engine's: a match result record that claims a forfeit of a match
+    # the engine saw end is not believed.
+    records = logs[2]
+    forfeit = {"seat": 0, "kind": "disconnected", "rule": "R11.5", "reason": "gone"}
+    view = spectator_view([*records[:-1], {**records[-1], "forfeit": forfeit}])
+    assert view["result"] == spectator_view(records)["result"]
+    assert view["result"]["termination"] == "target" and view["result"]["forfeit"] is None
