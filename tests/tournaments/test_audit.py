@@ -9,6 +9,7 @@ test_workers.py, test_group_e2e.py and others).
 
 from __future__ import annotations
 
+import hashlib
 import json
 import shutil
 import sqlite3
@@ -48,7 +49,7 @@ def test_an_untouched_tournament_verifies(copy: Path) -> None:
     code, text = verify(copy)
     assert code == 0, text
     assert f"{copy}: the journal agrees with the logs" in text
-    assert "2 of 2 logs agree with the engine" in text
+    assert "6 of 6 logs agree with the engine" in text
 
 
 def test_a_log_changed_after_the_match_is_named(copy: Path) -> None:
@@ -99,3 +100,69 @@ def test_a_finished_log_the_journal_does_not_hold_is_named(copy: Path) -> None:
     shutil.copy(copy / first.log_path, planted)
     code, text = verify(copy)
     assert code == 1 and "planted.jsonl: a finished match that the journal does not hold" in text
+
+
+def forge(directory: Path, sql: str, *args: object) -> None:
+    db = sqlite3.connect(directory / JOURNAL_FILE)
+    try:
+        db.execute(sql, args)
+        db.commit()
+    finally:
+        db.close()
+
+
+def forfeited(directory: Path) -> MatchRecord:
+    """A match the test bot that errs forfeited after a fault forgiven with a retry."""
+    return next(r for r in records(directory) if r.forfeit is not None and len(r.faults) >= 2)
+
+
+@pytest.mark.parametrize(
+    ("sql", "named"),
+    [
+        ("UPDATE faults SET retry = 1 - retry WHERE match_key = ? AND n = 0", "faults:"),
+        ("UPDATE faults SET rule = 'R4.2' WHERE match_key = ? AND n = 1", "faults:"),
+        ("UPDATE faults SET seat = 1 - seat WHERE match_key = ? AND n = 0", "faults:"),
+        ("UPDATE faults SET hand = hand + 1 WHERE match_key = ? AND n = 0", "faults:"),
+        ("UPDATE faults SET reason = 'it was late' WHERE match_key = ? AND n = 1", "faults:"),
+        ("DELETE FROM faults WHERE match_key = ? AND n = 0", "faults:"),
+        ("UPDATE matches SET forfeit_seat = 1 - forfeit_seat WHERE key = ?", "forfeit:"),
+        ("UPDATE matches SET forfeit_kind = 'crashed' WHERE key = ?", "forfeit:"),
+        ("UPDATE matches SET forfeit_rule = 'R11.4' WHERE key = ?", "forfeit:"),
+        ("UPDATE matches SET forfeit_reason = 'it crashed' WHERE key = ?", "forfeit:"),
+        ("UPDATE matches SET decisions0 = decisions0 + 1 WHERE key = ?", "decisions:"),
+        ("UPDATE matches SET think_ms1 = think_ms1 + 1 WHERE key = ?", "think_ms:"),
+        ("UPDATE matches SET hands_played = hands_played + 1 WHERE key = ?", "hands_played:"),
+        ("UPDATE matches SET match_id = 'm' || match_id WHERE key = ?", "match_id:"),
+        ("UPDATE matches SET started = '2020-01-01T00:00:00+00:00' WHERE key = ?", "started:"),
+    ],
+)
+def test_every_field_the_log_also_holds_is_compared(copy: Path, sql: str, named: str) -> None:
+    """A forfeited match's faults (one forgiven with a retry, one not) and its forfeit, each
+    field changed in the journal: the log, intact, names the field."""
+    match = forfeited(copy)
+    forge(copy, sql, match.key)
+    code, text = verify(copy)
+    assert code == 1 and f"match {match.key}" in text and named in text, text
+
+
+def test_a_seed_that_is_not_the_schedules_is_named(copy: Path) -> None:
+    match = records(copy)[0]
+    forge(copy, "UPDATE matches SET seed = seed + 1 WHERE key = ?", match.key)
+    code, text = verify(copy)
+    assert code == 1 and f"the journal's seed {match.seed + 1} is not the schedule's" in text
+
+
+def test_a_log_cut_before_its_result_is_named_though_the_journal_was_made_to_match(
+    copy: Path,
+) -> None:
+    """The log cut before its match result, and its size and hash in the journal rewritten
+    to match: the walk of the log still finds no result."""
+    match = records(copy)[0]
+    log = copy / match.log_path
+    data = b"".join(log.read_bytes().splitlines(keepends=True)[:-1])
+    log.write_bytes(data)
+    digest = hashlib.sha256(data).hexdigest()
+    sql = "UPDATE matches SET log_bytes = ?, log_sha256 = ? WHERE key = ?"
+    forge(copy, sql, len(data), digest, match.key)
+    code, text = verify(copy)
+    assert code == 1 and "the log ends before its match result" in text, text

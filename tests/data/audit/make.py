@@ -2,8 +2,8 @@
 ``python tests/data/audit/make.py`` (from the project's root) rewrites
 ``tests/data/audit/tournament/`` with the journal and the replay logs of a new run.
 
-A real run of real bot processes (the test bot, and the random sample bot), unsandboxed: the
-sandbox changes nothing the audit reads. Run it again only when the journal's or the logs'
+A real run of real bot processes (the test bot, playing, erring once, and forfeiting),
+unsandboxed: the sandbox changes nothing the audit reads. Run it again only when the journal's or the logs'
 format changes.
 """
 
@@ -22,19 +22,25 @@ sys.path.insert(0, str(ROOT))
 from ginref.cli import main  # noqa: E402
 
 TARGET = Path(__file__).resolve().parent / "tournament"
+TESTBOT = ROOT / "tests" / "support" / "testbot.py"
+# Three bots, two matches a pairing: one plays on after a refused action (a fault with a
+# retry), one forfeits every match (an illegal action at its fifth decision).
 TOURNAMENT = f"""
 name = "audited"
 matches = 2
 [faults]
+retries = 1
 exit_grace = 0.5
 kill_grace = 0.5
 [[bots]]
 name = "a"
-command = "{{python}} {ROOT / "tests" / "support" / "testbot.py"} play"
+command = "{{python}} {TESTBOT} play"
 [[bots]]
-name = "b"
-command = "{{python}} -m sample_bots.random_bot"
-env = {{ GINREF_BOT_SEED = "3" }}
+name = "c"
+command = "{{python}} {TESTBOT} illegal_once 3"
+[[bots]]
+name = "d"
+command = "{{python}} {TESTBOT} illegal 5"
 """
 
 
