@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 from referee.engine.rules import Rules
 from tests.support.group_logs import LABELS, group_match_log, group_rules, two_player_log
@@ -31,22 +32,38 @@ def spec(key: str, position: int, seats: tuple[str, ...], seed: int, game: int =
 class Tournament:
     """A tournament directory as a run keeps it: the journal, and logs under logs/."""
 
-    def __init__(self, directory: Path, schedule: list[MatchSpec], players: int = 2) -> None:
+    def __init__(
+        self,
+        directory: Path,
+        schedule: list[MatchSpec],
+        players: int = 2,
+        *,
+        config: dict[str, Any] | None = None,
+        identity: dict[str, Any] | None = None,
+        run: bool = True,
+    ) -> None:
+        """``config`` and ``identity``: the journal's own (by default a tournament named spring
+        and the players, with partnerships the teams, as a run's identity has them); ``run``:
+        whether a run has started (a session in the journal)."""
         self.directory = directory
         self.players = players
         self.schedule = {s.key: s for s in schedule}
         directory.mkdir(exist_ok=True)
         self.journal: Journal = open_journal(directory)
         bots = [{"name": b, "command": ["p"], "cwd": None, "env": {}} for b in LABELS[:players]]
-        identity = {"seed": 1, "rules": {"players": players}}
-        teams = []
+        teams: list[dict[str, Any]] = []
         if players == 4:  # R10.2: seats 0 and 2 against 1 and 3
             teams = [
-                {"name": "north", "bots": LABELS[0::2]},
-                {"name": "south", "bots": LABELS[1::2]},
+                {"name": "north", "bots": list(LABELS[0::2])},
+                {"name": "south", "bots": list(LABELS[1::2])},
             ]
-        self.journal.initialise(identity, {"name": "spring"}, bots, schedule, teams)
-        self.session = self.journal.start_session(1)
+        if identity is None:
+            identity = {"seed": 1, "rules": {"players": players}}
+            if teams:
+                identity["teams"] = teams
+        config = {"name": "spring"} if config is None else config
+        self.journal.initialise(identity, config, bots, schedule, teams)
+        self.session: int | None = self.journal.start_session(1) if run else None
         self.lines: dict[str, list[str]] = {}
         self.written: dict[str, int] = {}
         self.partial: dict[str, int] = {}  # characters of the next line already written
@@ -97,8 +114,26 @@ class Tournament:
                 return
         raise AssertionError(f"{key} has fewer than {count} {kind} records")
 
-    def finish(self, key: str, forfeit: Forfeit | None = None) -> None:
-        """Write the rest of the log and commit the match (with ``forfeit`` in its row)."""
+    def start_run(self) -> None:
+        """Record the start of a run (a new session)."""
+        self.session = self.journal.start_session(1)
+
+    def end_run(self, status: str = "complete") -> None:
+        """Record the end of the run under way."""
+        assert self.session is not None
+        self.journal.end_session(self.session, status, 0, 1.0, 1.0, 1.0)
+
+    def finish(
+        self,
+        key: str,
+        forfeit: Forfeit | None = None,
+        *,
+        started: str = "2026-01-01T00:00:00+00:00",
+        elapsed_s: float | None = None,
+    ) -> None:
+        """Write the rest of the log and commit the match (with ``forfeit`` in its row, and
+        when it started and how long it took)."""
+        assert self.session is not None, "a match is committed by a run"
         path = self.path(key)
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text("".join(line + "\n" for line in self.lines[key]))
@@ -124,7 +159,8 @@ class Tournament:
             log_path=str(path.relative_to(self.directory)),
             log_sha256="0" * 64,
             log_bytes=path.stat().st_size,
-            started="2026-01-01T00:00:00+00:00",
+            started=started,
+            elapsed_s=elapsed_s,
             placings=tuple(result.get("placings", ())),
             sides=s.sides,
         )

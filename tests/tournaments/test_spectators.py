@@ -1,13 +1,16 @@
 """The live page's watch of a tournament directory (tournaments/watch.py) and its server
 (tournaments/spectators.py), on a journal and logs written here as a run writes them: logs
-that grow line by line (half a line too), matches committed, a deal other matches still play,
-and clients that are slow, large or too many."""
+that grow line by line (half a line too), matches committed, runs started and ended, job
+directories set aside once their matches are over, a deal other matches still play, and clients
+that are slow, large or too many."""
 
 from __future__ import annotations
 
 import contextlib
 import http.client
+import itertools
 import json
+import os
 import re
 import socket
 import sqlite3
@@ -15,15 +18,27 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
 
+import tournaments.watch as watch_module
+from referee.errors import GinRefError
 from replays.spectate import Spectator, spectator_view
-from tests.support.live_tournament import Tournament, spec
+from tests.support.group_logs import LABELS, two_player_log
+from tests.support.live_tournament import RULES, Tournament, spec
 from tournaments.records import Forfeit
 from tournaments.spectators import LiveView
-from tournaments.watch import SETTLED_S, STALL_S, STANDINGS_LAG_S, TournamentWatch
+from tournaments.watch import (
+    FRESH_S,
+    SETTLED_S,
+    STALL_S,
+    STANDINGS_LAG_S,
+    TournamentWatch,
+    _read_new,
+    _Tail,
+)
 
 CARD = re.compile(r'"[A23456789TJQK][CDHS]"')
 # Far beyond what a local request or a few polls take on a loaded machine.
@@ -281,6 +296,538 @@ def test_the_watch_never_writes_to_the_journal(duel: Tournament) -> None:
     with pytest.raises(sqlite3.OperationalError, match=r"readonly"):
         journal.db.execute("DELETE FROM matches")
     watch.close()
+
+
+# --- the journal ------------------------------------------------------------------------------
+
+EMPTY_STATE = {
+    "tournament": "tournament",
+    "players": 2,
+    "scheduled": False,
+    "running": False,
+    "done": 0,
+    "total": 0,
+    "standings": None,
+    "live": [],
+    "recent": [],
+}
+
+
+def test_before_a_run_fills_its_journal_the_state_is_an_empty_tournament(tmp_path: Path) -> None:
+    (tmp_path / "journal.sqlite").write_bytes(b"")  # a run has just created it
+    watch = TournamentWatch(tmp_path, Spectator, clock=lambda: 1000.0)
+    watch.open()
+    assert watch.state() == EMPTY_STATE  # asked for before any look
+    assert not watch.poll() and watch.state() == EMPTY_STATE  # nothing to read yet
+    # A log already in the directory (an earlier run's) shows nothing: no run is under way.
+    job = tmp_path / "logs" / "ann.bob.001"
+    job.mkdir(parents=True)
+    two_player_log(job / "ann.bob.001.jsonl", RULES, seed=3)
+    watch.poll()
+    assert watch.state() == EMPTY_STATE
+    watch.close()
+
+
+@pytest.mark.parametrize(
+    ("config", "identity", "name", "players"),
+    [
+        ({"name": "autumn"}, {"seed": 1, "rules": {"players": 3}}, "autumn", 3),
+        # What an older or hand-made journal may lack: a name, the rules, their players.
+        ({}, {"seed": 1}, "tournament", 2),
+        ({"name": 7}, {"seed": 1, "rules": {}}, "7", 2),
+    ],
+)
+def test_the_state_names_the_tournament_and_its_players_from_the_journal(
+    tmp_path: Path, config: dict[str, Any], identity: dict[str, Any], name: str, players: int
+) -> None:
+    seats = LABELS[:players]
+    schedule = [spec("a.001", 0, seats, 5), spec("a.002", 1, seats, 6, 2)]
+    t = Tournament(tmp_path / "t", schedule, players, config=config, identity=identity)
+    watch = watching(t)
+    state = watch.state()
+    assert (state["tournament"], state["players"]) == (name, players)
+    assert (state["scheduled"], state["total"], state["done"]) == (True, 2, 0)
+    watch.close()
+    t.journal.close()
+
+
+@pytest.fixture
+def fit_cost(monkeypatch: pytest.MonkeyPatch) -> list[float]:
+    """What a standings fit costs on the watch's performance counter (a fake one): 0.125 s
+    until the test changes it (whole binary fractions keep the clock's sums exact)."""
+    cost = [0.125]
+    calls = itertools.count()
+
+    def perf_counter() -> float:
+        return 64.0 if next(calls) % 2 == 0 else 64.0 + cost[0]
+
+    monkeypatch.setattr(watch_module, "time", SimpleNamespace(perf_counter=perf_counter))
+    return cost
+
+
+@pytest.mark.usefixtures("fit_cost")
+def test_matches_in_progress_are_shown_only_while_a_run_is_under_way(tmp_path: Path) -> None:
+    # The journal's last session says whether a run is under way (docs/tournaments.md: a
+    # killed run stays "running"); a log left by a run that ended is not a match in progress.
+    # The clock stands still after the first fit of the standings, so that no refit is due
+    # and only what the journal says of the run changes the state.
+    t = Tournament(tmp_path / "t", [spec("ann.bob.001", 0, ("ann", "bob"), 11)], run=False)
+    t.log("ann.bob.001")
+    t.grow("ann.bob.001", 10)
+    watch = TournamentWatch(t.directory, Spectator, clock=lambda: 1000.0)
+    watch.open()
+    watch.poll()
+    assert not watch.state()["running"] and watch.state()["live"] == []
+    t.start_run()
+    assert watch.poll()  # only the journal changed
+    state = watch.state()
+    assert state["running"] and [e["key"] for e in state["live"]] == ["ann.bob.001"]
+    t.end_run("interrupted")
+    assert watch.poll()
+    state = watch.state()
+    assert not state["running"] and state["live"] == [] and state["done"] == 0
+    t.start_run()
+    t.finish("ann.bob.001")
+    assert watch.poll()
+    state = watch.state()
+    assert state["running"] and state["live"] == [] and state["done"] == 1
+    watch.close()
+    t.journal.close()
+
+
+def test_partnership_standings_show_each_team_with_its_members(tmp_path: Path) -> None:
+    t = Tournament(tmp_path / "t", [spec("game.001", 0, LABELS, 21)], 4)
+    t.log("game.001")
+    t.finish("game.001")
+    watch = watching(t)
+    standings = watch.state()["standings"]
+    assert standings["done"] == 1
+    # R10.2: seats 0 and 2 (north) against 1 and 3 (south); each bot and team played once.
+    assert standings["members"] == {"north": ["ann", "cat"], "south": ["bob", "dan"]}
+    assert sorted(row["name"] for row in standings["bots"]) == sorted(LABELS)
+    teams = {row["name"]: row for row in standings["teams"]}
+    assert set(teams) == {"north", "south"}
+    assert all(row["matches"] == 1 for row in [*standings["bots"], *teams.values()])
+    result = json.loads(t.lines["game.001"][-1])
+    winner = ("north", "south")[result["winner"]]
+    assert (teams[winner]["wins"], teams[winner]["losses"]) == (1, 0)
+    assert standings["ratings"] and isinstance(standings["notes"], list)
+    watch.close()
+    t.journal.close()
+
+
+def test_two_player_standings_have_no_teams(duel: Tournament) -> None:
+    duel.log("ann.bob.001")
+    duel.finish("ann.bob.001")
+    watch = watching(duel)
+    standings = watch.state()["standings"]
+    assert (standings["teams"], standings["members"]) == (None, {})
+    assert {row["name"]: row["matches"] for row in standings["bots"]} == {"ann": 1, "bob": 1}
+    watch.close()
+
+
+def test_the_latest_finished_matches_come_first_by_when_they_ended(tmp_path: Path) -> None:
+    # When a match ended is its start plus how long it took (the journal keeps both); one
+    # without a duration ended when it started.
+    schedule = [
+        spec("ann.bob.001", 0, ("ann", "bob"), 11),
+        spec("ann.bob.002", 1, ("bob", "ann"), 12, 2),
+        spec("ann.bob.003", 2, ("ann", "bob"), 13, 3),
+    ]
+    t = Tournament(tmp_path / "t", schedule)
+    ends = {
+        "ann.bob.001": ("2026-01-01T10:00:00+00:00", 3600.0),  # ends at 11:00
+        "ann.bob.002": ("2026-01-01T10:30:00+00:00", 60.0),  # 10:31
+        "ann.bob.003": ("2026-01-01T10:45:00+00:00", None),  # 10:45
+    }
+    for key, (started, elapsed) in ends.items():
+        t.log(key)
+        t.finish(key, started=started, elapsed_s=elapsed)
+    watch = watching(t)
+    assert [r["key"] for r in watch.state()["recent"]] == [
+        "ann.bob.001",
+        "ann.bob.003",
+        "ann.bob.002",
+    ]
+    watch.close()
+    t.journal.close()
+
+
+def test_standings_are_refitted_at_most_ten_times_as_often_as_a_fit_costs(
+    duel: Tournament, fit_cost: list[float]
+) -> None:
+    cost = fit_cost
+    now = [1000.0]
+    watch = TournamentWatch(duel.directory, Spectator, clock=lambda: now[0])
+    watch.open()
+    watch.poll()  # the first fit, at once: the next not before 1000 + 10 * 0.125
+    for key in ("ann.bob.001", "ann.bob.002"):
+        duel.log(key)
+    duel.finish("ann.bob.001")
+    watch.poll()
+    assert watch.state()["done"] == 1 and watch.state()["standings"]["done"] == 0
+    now[0] = 1001.0
+    watch.poll()
+    assert watch.state()["standings"]["done"] == 0
+    cost[0] = 1.0  # this fit is slow: the next waits STANDINGS_LAG_S, not ten times as long
+    now[0] = 1001.25
+    assert watch.poll()
+    assert watch.state()["standings"]["done"] == 1
+    assert not watch.poll()  # refitted: nothing is due
+    duel.finish("ann.bob.002")
+    now[0] = 1001.25 + STANDINGS_LAG_S - 0.25
+    watch.poll()
+    assert watch.state()["done"] == 2 and watch.state()["standings"]["done"] == 1
+    now[0] = 1001.25 + STANDINGS_LAG_S
+    watch.poll()
+    assert watch.state()["standings"]["done"] == 2
+    now[0] += STANDINGS_LAG_S
+    assert not watch.poll()  # a refit is due after a commit, not merely after a while
+    watch.close()
+
+
+def test_close_lets_the_journal_go_and_a_later_look_opens_it_again(duel: Tournament) -> None:
+    watch = watching(duel)
+    journal = watch._journal
+    assert journal is not None
+    watch.close()
+    with pytest.raises(sqlite3.ProgrammingError):  # closed
+        journal.db.execute("SELECT 1")
+    watch.poll()
+    assert watch._journal is not None and watch._journal is not journal
+    assert watch.state()["total"] == 2
+    watch.close()
+
+
+def test_a_journal_of_a_newer_ginref_or_a_damaged_one_is_one_error(tmp_path: Path) -> None:
+    t = Tournament(tmp_path / "t", [spec("ann.bob.001", 0, ("ann", "bob"), 11)])
+    t.journal.close()
+    db = sqlite3.connect(t.directory / "journal.sqlite")
+    db.execute("PRAGMA user_version = 99")
+    db.close()
+    with pytest.raises(GinRefError, match="schema version 99"):
+        TournamentWatch(t.directory, Spectator).open()
+    damaged = tmp_path / "damaged"
+    damaged.mkdir()
+    (damaged / "journal.sqlite").write_bytes(b"not a database, " * 512)
+    with pytest.raises(GinRefError, match="is damaged or is not a ginref journal"):
+        TournamentWatch(damaged, Spectator).open()
+
+
+# --- the listing of logs ----------------------------------------------------------------------
+
+# A directory's mtime set by the tests: a whole number of seconds, so that the clock's sums are
+# exact and a look FRESH_S after it is exactly as late as counts as quiet.
+QUIET_AT = 1_000_000_000
+
+
+def quiet(*directories: Path) -> None:
+    """Set each directory's mtime to QUIET_AT (as a coarse file-system clock leaves it)."""
+    for directory in directories:
+        os.utime(directory, ns=(QUIET_AT * 10**9, QUIET_AT * 10**9))
+
+
+def live_keys(watch: TournamentWatch) -> list[str]:
+    return [entry["key"] for entry in watch.state()["live"]]
+
+
+def written(t: Tournament, key: str) -> list[dict[str, Any]]:
+    """The records of ``key``'s log written so far."""
+    return [json.loads(line) for line in t.lines[key][: t.written[key]]]
+
+
+def test_a_directory_is_listed_again_only_when_it_changed_or_changed_lately(
+    duel: Tournament,
+) -> None:
+    logs = duel.directory / "logs"
+    duel.log("ann.bob.001")
+    quiet(logs, duel.path("ann.bob.001").parent)
+    now = [QUIET_AT + FRESH_S]
+    watch = TournamentWatch(duel.directory, Spectator, clock=lambda: now[0])
+    watch.open()
+    watch.poll()
+    assert live_keys(watch) == ["ann.bob.001"]
+    # A new job directory, its parent's mtime as it was: the listing kept is used again.
+    duel.log("ann.bob.002")
+    quiet(logs, duel.path("ann.bob.002").parent)
+    watch.poll()
+    assert live_keys(watch) == ["ann.bob.001"]
+    # The same mtime, but changed less than FRESH_S ago: listed at every look.
+    now[0] = QUIET_AT + FRESH_S - 0.5
+    watch.poll()
+    assert live_keys(watch) == ["ann.bob.001", "ann.bob.002"]
+    watch.close()
+
+
+def test_a_log_gone_between_the_listing_and_its_reading_leaves_the_others_read(
+    duel: Tournament,
+) -> None:
+    logs = duel.directory / "logs"
+    for key in ("ann.bob.001", "ann.bob.002"):
+        duel.log(key)
+        quiet(duel.path(key).parent)
+    quiet(logs)
+    now = [QUIET_AT + FRESH_S]
+    watch = TournamentWatch(duel.directory, Spectator, clock=lambda: now[0])
+    watch.open()
+    watch.poll()
+    assert live_keys(watch) == ["ann.bob.001", "ann.bob.002"]
+    # Removed, its directory's mtime as it was: the kept listing still names it. The logs
+    # after it are read all the same.
+    duel.path("ann.bob.001").unlink()
+    quiet(duel.path("ann.bob.001").parent)
+    duel.grow("ann.bob.002", 10)
+    assert watch.poll()
+    views = {entry["key"]: entry["view"] for entry in watch.state()["live"]}
+    assert views["ann.bob.002"] == spectator_view(written(duel, "ann.bob.002"))
+    watch.close()
+
+
+def test_a_log_in_progress_is_followed_at_every_look(duel: Tournament) -> None:
+    # Its job directory holds a log not finished: never set aside, however quiet it is.
+    now = [time.time() + 60.0]
+    duel.log("ann.bob.001")
+    watch = TournamentWatch(duel.directory, Spectator, clock=lambda: now[0])
+    watch.open()
+    for _ in range(3):
+        watch.poll()
+        duel.grow("ann.bob.001", 5)
+    assert watch.poll()
+    (entry,) = watch.state()["live"]
+    assert entry["view"] == spectator_view(written(duel, "ann.bob.001"))
+    watch.close()
+
+
+def test_a_job_directory_of_finished_logs_is_looked_at_again_every_settled_s(
+    duel: Tournament,
+) -> None:
+    now = [time.time() + 60.0]  # a clock a minute ahead: no directory changed lately
+    watch = TournamentWatch(duel.directory, Spectator, clock=lambda: now[0])
+    watch.open()
+    duel.log("ann.bob.001")
+    job = duel.path("ann.bob.001").parent
+    # The bots' output files beside the log, as a run keeps them: not logs.
+    for seat in (0, 1):
+        (job / f"ann.bob.001.seat{seat}.out").write_text("thinking...\n")
+    duel.finish("ann.bob.001")
+    watch.poll()
+    watch.poll()  # its directory holds finished logs only: set aside
+    duel.log("ann.bob.002")
+    in_progress = duel.path("ann.bob.002").read_text()
+    duel.path("ann.bob.002").unlink()
+    for stray in ("stray1.jsonl", "stray2.jsonl"):
+        # A log in progress where only finished ones were: found at the next look after
+        # SETTLED_S, not before.
+        (job / stray).write_text(in_progress)
+        watch.poll()
+        now[0] += SETTLED_S - 1.0
+        watch.poll()
+        assert live_keys(watch) == []
+        now[0] += 1.0
+        watch.poll()
+        assert live_keys(watch) == ["ann.bob.002"]
+        # Gone again: the directory is set aside again at the next look.
+        (job / stray).unlink()
+        watch.poll()
+        assert live_keys(watch) == []
+    watch.close()
+
+
+def test_symbolic_links_under_logs_are_not_followed(duel: Tournament, tmp_path: Path) -> None:
+    # Whatever a link under the tournament's logs names, in or out of it, is not read.
+    duel.log("ann.bob.001")
+    duel.log("ann.bob.002")
+    logs = duel.directory / "logs"
+    elsewhere = tmp_path / "elsewhere"
+    duel.path("ann.bob.002").parent.rename(elsewhere)
+    (logs / "linked").symlink_to(elsewhere, target_is_directory=True)
+    (logs / "ann.bob.001" / "copy.jsonl").symlink_to(elsewhere / "ann.bob.002.jsonl")
+    watch = watching(duel)
+    assert live_keys(watch) == ["ann.bob.001"]
+    watch.close()
+    # The logs directory itself a link: nothing under it is read either.
+    logs.rename(tmp_path / "real-logs")
+    logs.symlink_to(tmp_path / "real-logs", target_is_directory=True)
+    watch = watching(duel)
+    assert watch.state()["live"] == []
+    watch.close()
+
+
+# --- reading a log ----------------------------------------------------------------------------
+
+
+class Fed:
+    """A follower that keeps the records it is fed."""
+
+    seed: int | None = None
+    labels: tuple[str, ...] = ()
+
+    def __init__(self) -> None:
+        self.records: list[dict[str, Any]] = []
+
+    def feed(self, record: dict[str, Any]) -> None:
+        self.records.append(record)
+
+    def view(self) -> dict[str, Any]:
+        return {}
+
+
+def hello(seat: int) -> bytes:
+    """A whole ``connected`` record line: 55 bytes."""
+    return b'{"type":"connected","seat":%d,"name":"a","version":"1"}\n' % seat
+
+
+def tail_of(path: Path) -> tuple[_Tail, Fed]:
+    fed = Fed()
+    return _Tail(str(path), 0, fed, 0.0), fed
+
+
+def test_only_whole_lines_are_read_and_an_empty_one_is_passed(tmp_path: Path) -> None:
+    path = tmp_path / "m.jsonl"
+    path.write_bytes(b"\n" + hello(0)[:20])
+    tail, fed = tail_of(path)
+    assert _read_new(tail) and tail.offset == 1 and fed.records == []
+    assert not _read_new(tail) and tail.offset == 1  # half a line: nothing yet
+    with path.open("ab") as handle:
+        handle.write(hello(0)[20:] + hello(1) + b"not json\n" + hello(2)[:30])
+    assert _read_new(tail)
+    assert [r["seat"] for r in fed.records] == [0, 1]
+    assert tail.offset == 1 + 2 * len(hello(0)) + len(b"not json\n")
+    assert not _read_new(tail) and tail.broken is None
+
+
+def test_a_large_log_is_read_over_several_looks(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(watch_module, "READ_CAP", 2 * len(hello(0)) + 10)
+    path = tmp_path / "m.jsonl"
+    path.write_bytes(b"".join(hello(s) for s in range(5)))
+    tail, fed = tail_of(path)
+    counts = []
+    while _read_new(tail):
+        counts.append(len(fed.records))
+    assert counts == [2, 4, 5] and tail.broken is None
+
+
+@pytest.mark.parametrize("extra", [0, 1, 100])
+def test_a_line_as_long_as_a_read_or_longer_is_never_read(
+    extra: int, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(watch_module, "READ_CAP", 64)
+    path = tmp_path / "m.jsonl"
+    path.write_bytes(hello(0) + b"x" * (64 + extra))
+    tail, fed = tail_of(path)
+    assert _read_new(tail) and len(fed.records) == 1
+    assert not _read_new(tail) and tail.broken == "a line longer than 64 bytes"
+    assert len(fed.records) == 1 and tail.offset == len(hello(0))
+
+
+def test_text_that_is_not_utf8_stops_the_reading(tmp_path: Path) -> None:
+    path = tmp_path / "m.jsonl"
+    path.write_bytes(hello(0) + b"\xff\xfe\n")
+    tail, fed = tail_of(path)
+    assert not _read_new(tail) and tail.broken == "not UTF-8 text" and fed.records == []
+
+
+def test_a_log_that_is_a_link_or_is_gone_is_not_read(tmp_path: Path) -> None:
+    real = tmp_path / "real.jsonl"
+    real.write_bytes(hello(0))
+    link = tmp_path / "link.jsonl"
+    link.symlink_to(real)
+    for path in (link, tmp_path / "gone.jsonl"):
+        tail, fed = tail_of(path)
+        assert not _read_new(tail) and fed.records == [] and tail.offset == 0
+
+
+def test_a_log_that_is_not_utf8_shows_what_came_before_and_nothing_after(
+    duel: Tournament,
+) -> None:
+    # The referee writes UTF-8: a log that is not is not its log any more, and nothing
+    # further of it is taken for a record.
+    duel.log("ann.bob.001")
+    duel.grow("ann.bob.001", 8)
+    watch = watching(duel)
+    before = watch.state()
+    with duel.path("ann.bob.001").open("ab") as handle:
+        handle.write(b'{"type": "\xff"}\n')
+    assert not watch.poll()  # nothing a spectator sees has changed
+    duel.grow("ann.bob.001", 20)
+    assert not watch.poll() and watch.state() is before
+    watch.close()
+
+
+def test_a_log_with_nothing_new_changes_nothing(duel: Tournament) -> None:
+    duel.log("ann.bob.001")
+    duel.grow("ann.bob.001", 10)
+    watch = watching(duel)
+    before = watch.state()
+    for _ in range(2):
+        assert not watch.poll() and watch.state() is before
+    watch.close()
+
+
+def test_a_log_replaced_by_another_file_is_read_from_its_start(duel: Tournament) -> None:
+    # A new run starts the match again in a new file of the same name, longer than what was
+    # read of the old one: its view is the new file's alone.
+    duel.log("ann.bob.001")
+    duel.grow("ann.bob.001", 10)
+    watch = watching(duel)
+    path = duel.path("ann.bob.001")
+    replay = path.parent / "new.tmp"
+    s = duel.schedule["ann.bob.001"]
+    two_player_log(replay, RULES, seed=s.seed, choices=5, labels=("ann", "bob"))
+    lines = replay.read_text().splitlines(keepends=True)[:40]
+    replay.write_text("".join(lines))
+    assert replay.stat().st_size > path.stat().st_size
+    os.replace(replay, path)
+    assert watch.poll()
+    (entry,) = watch.state()["live"]
+    assert entry["view"] == spectator_view([json.loads(line) for line in lines])
+    # Started over once more, nothing written yet: nothing to show until its header is.
+    replay.write_text("")
+    os.replace(replay, path)
+    assert watch.poll() and watch.state()["live"] == []
+    watch.close()
+
+
+def test_a_stall_is_news_though_nobody_asked_for_the_state(duel: Tournament) -> None:
+    duel.log("ann.bob.001")
+    now = [1000.0]
+    watch = TournamentWatch(duel.directory, Spectator, clock=lambda: now[0])
+    watch.open()
+    assert watch.poll()
+    now[0] += STALL_S + 1.0
+    assert watch.poll()  # the state was not asked for in between
+    assert not watch.poll()  # said once
+    assert [e["stalled"] for e in watch.state()["live"]] == [True]
+    watch.close()
+
+
+def test_the_last_views_of_the_latest_finished_matches_are_kept(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(watch_module, "KEPT_VIEWS", 2)
+    schedule = [
+        spec("ann.bob.001", 0, ("ann", "bob"), 11),
+        spec("ann.bob.002", 1, ("bob", "ann"), 12, 2),
+        spec("ann.bob.003", 2, ("ann", "bob"), 13, 3),
+    ]
+    t = Tournament(tmp_path / "t", schedule)
+    for key in t.schedule:
+        t.log(key)
+        t.grow(key, 10)
+    watch = watching(t)
+    for key in t.schedule:
+        t.finish(key)
+        watch.poll()
+    ids = {key: json.loads(t.lines[key][0])["match_id"] for key in t.schedule}
+    kept = watch.matches()
+    assert set(kept) == {ids["ann.bob.002"], ids["ann.bob.003"]}
+    for key in ("ann.bob.002", "ann.bob.003"):
+        whole = [json.loads(line) for line in t.lines[key]]
+        assert kept[ids[key]]["view"] == spectator_view(whole)
+    watch.close()
+    t.journal.close()
 
 
 # --- the server -------------------------------------------------------------------------------
