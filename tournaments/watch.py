@@ -309,6 +309,9 @@ class TournamentWatch:
         if self._journal is not None:
             self._journal.close()
             self._journal = None
+        # data_version counts another connection's commits as this connection sees them: the
+        # next connection's count starts anew, so the journal must be read again then.
+        self._version = None
 
     # --- polling --------------------------------------------------------------------------------
 

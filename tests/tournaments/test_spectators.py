@@ -269,6 +269,20 @@ def test_a_finished_match_is_listed_with_its_result_and_no_reason(tmp_path: Path
     t.journal.close()
 
 
+def test_a_commit_made_while_the_watch_was_closed_is_seen_at_its_next_look(
+    duel: Tournament,
+) -> None:
+    """A live page stopped and started again reads the journal anew: matches committed
+    meanwhile are counted."""
+    watch = watching(duel)
+    watch.close()
+    duel.log("ann.bob.001")
+    duel.finish("ann.bob.001")
+    watch.poll()
+    assert watch.state()["done"] == 1
+    watch.close()
+
+
 def test_a_watch_of_a_directory_without_a_tournament_says_so(tmp_path: Path) -> None:
     with pytest.raises(Exception, match="no such directory"):
         TournamentWatch(tmp_path / "nothing", Spectator).open()
