@@ -49,11 +49,10 @@ GROUPS: dict[str, Group] = {
     "observation": Group(
         ("referee/engine/observation.py",),
         (
+            "tests/engine/test_observation.py",
             "tests/engine/test_hand.py",
             "tests/engine/test_seen_cache.py",
             "tests/engine/test_group.py",
-            "tests/engine/test_engine_properties.py",
-            "tests/engine/test_group_properties.py",
             "tests/referee/test_convert.py",
             "tests/referee/test_leak.py",
         ),
