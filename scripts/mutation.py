@@ -77,6 +77,7 @@ GROUPS: dict[str, Group] = {
         (
             "tests/tournaments/test_journal_damage.py",
             "tests/tournaments/test_audit.py",
+            "tests/tournaments/test_group_standings.py",
         ),
     ),
 }

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -15,6 +16,7 @@ from ginref.cli import main
 from tests.tournaments.test_config import record
 from tournaments.config import parse_text
 from tournaments.journal import JOURNAL_FILE, JournalError, open_journal
+from tournaments.records import FaultRow
 from tournaments.schedule import build_schedule, deal_key
 
 TOURNAMENT = """name = "t"
@@ -120,3 +122,33 @@ def test_the_journal_opens_whole_before_any_damage(tmp_path: Path) -> None:
     (out / JOURNAL_FILE).write_bytes(b"")
     with pytest.raises(JournalError, match="holds no tournament"):
         open_journal(out, create=False)
+
+
+def test_a_match_that_cannot_be_stored_whole_leaves_nothing(tmp_path: Path) -> None:
+    """A commit that fails halfway (a fault of a seat the match does not have) is rolled back:
+    no row of the match is left, and the match can be stored when it is right."""
+    _, out = journal_with_matches(tmp_path)
+    journal = open_journal(out)
+    spec = journal.schedule()[30]
+    session = journal.start_session(1)
+    bad = record(spec.key, spec.seats, 0, (100, 3), seed=spec.seed)
+    bad = replace(bad, faults=(FaultRow(5, "crashed", "R11.5", "gone", False, 1),))
+    with pytest.raises(IndexError):
+        journal.commit_match(bad, session)
+    assert spec.key not in journal.finished_keys() and len(journal.records()) == 30
+    journal.commit_match(replace(bad, faults=()), session)
+    assert spec.key in journal.finished_keys()
+    journal.close()
+
+
+def test_a_read_only_journal_refuses_every_write(tmp_path: Path) -> None:
+    """The live page and verify open the journal read only: a write through it fails, and the
+    file is as it was."""
+    _, out = journal_with_matches(tmp_path)
+    before = (out / JOURNAL_FILE).read_bytes()
+    journal = open_journal(out, create=False, read_only=True)
+    assert len(journal.records()) == 30
+    with pytest.raises((JournalError, sqlite3.OperationalError), match=r"readonly|read-only"):
+        journal.start_session(1)
+    journal.close()
+    assert (out / JOURNAL_FILE).read_bytes() == before
