@@ -50,8 +50,19 @@ def check_two(match: Match, seat: int, obs: Observation) -> None:
     assert obs.scores == match.scores
     assert obs.legal_actions == (tuple(match.legal_actions()) if turn else ())
     assert obs.last_hand == (match.hand_results[-1] if match.hand_results else None)
-    if h is None:  # before the first deal: no card at all
+    if h is None:  # before the first deal: no card, no hand, nothing won yet
+        assert match.cut is not None and obs.cut == match.cut
         assert (obs.hand, obs.discard_pile, obs.events, obs.upcard) == ((), (), (), None)
+        assert (obs.stock_size, obs.opponent_known, obs.opponent_hand_size) == (0, (), 0)
+        assert (obs.dealer, obs.hand_number, obs.turns) == (-1, 0, 0)
+        assert (obs.hands_won, obs.extra_boxes, obs.game_scores) == ((0, 0), (0, 0), ())
+        assert (obs.knock_limit, obs.knock, obs.taken, obs.barred) == (
+            match.rules.knock_limit,
+            None,
+            None,
+            None,
+        )
+        assert obs.must_knock is False
         return
     other = 1 - seat
     assert obs.hand == h.cards_of(seat)
@@ -78,15 +89,19 @@ CONFIGS = {
     "oklahoma": Rules.profile("oklahoma"),
     "hollywood": Rules.profile("standard", hollywood=True),
     "pagat": Rules.profile("pagat"),
+    # The high cutter chooses who deals (R2.2): a first decision before any card is dealt.
+    "cut_high_chooses": Rules.profile("standard", first_dealer="cut_high_chooses"),
 }
 
 
 @pytest.mark.parametrize("name", list(CONFIGS))
 def test_a_seat_sees_its_share_of_the_match_at_every_step(name: str) -> None:
     rng = random.Random(name)
+    undealt = 0
     for seed in range(3):
         match = Match(CONFIGS[name], seed)
         for _ in range(STEPS):
+            undealt += match.hand is None
             for seat in (0, 1):
                 obs = observe(match, seat)
                 check_two(match, seat, obs)
@@ -95,6 +110,7 @@ def test_a_seat_sees_its_share_of_the_match_at_every_step(name: str) -> None:
                 break
             match.apply(pick(match.legal_actions(), rng))
         assert len(match.hand_results) >= 3  # the walk saw showdowns and new deals
+    assert (undealt > 0) == (name == "cut_high_chooses")
 
 
 def check_group(match: GroupMatch, seat: int, obs: Observation) -> None:
