@@ -125,7 +125,19 @@ def check_group(match: GroupMatch, seat: int, obs: Observation) -> None:
     assert (obs.team_scores if match.teams else obs.player_scores) == totals
     assert (obs.player_scores if match.teams else obs.team_scores) == ()
     table = match.table_of(seat)
+    # Every seat sees the scores, hands won and extra boxes of the hand's seats (a team's, with
+    # partnerships), in hand seat order.
+    shown = table if table is not None else match.tables[0]
+
+    def by_hand_seat(values: tuple[int, ...]) -> tuple[int, ...]:
+        return tuple(values[s % 2] if match.teams else values[s] for s in shown.seats)
+
+    assert obs.hand_seats == shown.seats
+    assert obs.scores == by_hand_seat(match.scores)
+    assert obs.hands_won == by_hand_seat(match.hands_won)
+    assert obs.extra_boxes == by_hand_seat(match.extra_boxes)
     if table is None:  # sitting out: not one card of the hand in play
+        h = match.tables[0].hand
         assert obs.seat == -1 and obs.to_act is None and obs.legal_actions == ()
         assert (obs.hand, obs.discard_pile, obs.events, obs.upcard, obs.knock) == (
             (),
@@ -134,17 +146,32 @@ def check_group(match: GroupMatch, seat: int, obs: Observation) -> None:
             None,
             None,
         )
-        assert obs.stock_size == match.tables[0].hand.stock_size
+        assert (obs.opponent_known, obs.opponent_hand_size, obs.taken, obs.barred) == (
+            (),
+            0,
+            None,
+            None,
+        )
+        assert (obs.stock_size, obs.knock_limit) == (h.stock_size, h.knock_limit)
+        assert (obs.dealer, obs.hand_number, obs.turns, obs.game_scores) == (
+            h.dealer,
+            h.number,
+            0,
+            (),
+        )
+        assert obs.must_knock is False and obs.phase == match.phase
+        assert obs.last_hand == (match.hand_results[-1] if match.hand_results else None)
         return
     hand_seat = table.hand_seat(seat)
     assert hand_seat is not None and obs.seat == hand_seat
-    assert (obs.table, obs.hand_seats) == (table.number, table.seats)
+    assert obs.table == table.number
     h = table.hand
     assert obs.hand == h.cards_of(hand_seat)
     assert obs.events == hidden(h.events, hand_seat)
     assert obs.opponent_known == tuple(cards_of(h.known(1 - hand_seat)))
-    values = [match.scores[s % 2] if match.teams else match.scores[s] for s in table.seats]
-    assert obs.scores == tuple(values)
+    # The last hand this seat played: with partnerships seats 1 and 3 change tables.
+    played = [r for r in match.hand_results if not match.teams or seat in r.seats]
+    assert obs.last_hand == (played[-1] if played else None)
     assert obs.legal_actions == (tuple(match.legal_actions()) if match.to_act == seat else ())
     # Not one card the opponent at the table holds, beyond those it took from the pile.
     opponent = set(h.cards_of(1 - hand_seat))
