@@ -2,16 +2,20 @@
 
 from __future__ import annotations
 
+import itertools
+import random
+
 import pytest
 
-from referee.engine.cards import mask_of, parse_cards
+from referee.engine.cards import cards_of, mask_of, parse_cards
 from referee.engine.errors import CardError
-from referee.engine.layoffs import check_defender_play
+from referee.engine.layoffs import check_defender_play, defender_optimum, layoff_assignment
 from referee.engine.match import Match
-from referee.engine.melds import Meld
+from referee.engine.melds import Meld, is_meld
 from referee.engine.outcomes import HandOutcome, Termination
 from referee.engine.rules import Rules
 from referee.engine.scoring import HandScore, Term, final_terms
+from tests.engine.test_engine_properties import brute_defender_deadwood, layoffs_feasible
 
 
 def win(m: Match, seat: int, points: int) -> None:
@@ -224,3 +228,44 @@ def test_a_declared_play_lays_off_on_the_meld_each_card_extends() -> None:
     # Given as a mask of cards, the same play.
     mask = check_defender_play(mask_of(DEFENDER), KNOCKER, own, parse_cards("TC 6C KC"), True)
     assert mask == play
+
+
+def _showdown(rng: random.Random) -> tuple[list[Meld], int]:
+    """A knocker's run and set, and a defender's ten cards: three that the melds could take
+    (a run's ends, the set's fourth card) among seven of the rest, so that layoffs, chained and
+    competing, are common."""
+    suit, low, length = rng.randrange(4), rng.randrange(0, 9), rng.randint(3, 5)
+    run = [13 * suit + r for r in range(low, low + length)]
+    rank = rng.choice([r for r in range(13) if not low <= r < low + length])
+    suits = rng.sample(range(4), 4)
+    kind = [13 * s + rank for s in suits[:3]]
+    knocker = [Meld.of(run), Meld.of(kind)]
+    takers = [13 * suits[3] + rank]
+    takers += [13 * suit + r for r in (low - 1, low + length) if 0 <= r < 13]
+    used = set(run) | set(kind)
+    near = [c for c in takers if c not in used]
+    rest = [c for c in range(52) if c not in used and c not in near]
+    cards = rng.sample(near, min(3, len(near)))
+    cards += rng.sample(rest, 10 - len(cards))
+    return knocker, mask_of(cards)
+
+
+def test_layoffs_agree_with_a_brute_force_of_the_rules() -> None:
+    """R6.5 and R6.6 worked out by trying every subset of the defender's cards (the helpers of
+    the property tests, written from the rules alone): the defender's optimum, and which sets
+    of cards can be laid off together."""
+    rng = random.Random(6)
+    for _ in range(60):
+        knocker, defender = _showdown(rng)
+        melds = [m.cards for m in knocker]
+        play = defender_optimum(defender, knocker)
+        assert play.deadwood_count == brute_defender_deadwood(defender, melds), (melds, defender)
+        cards = cards_of(defender)
+        for size in (1, 2, 3):
+            for x in itertools.combinations(cards, size):
+                assigned = layoff_assignment(knocker, mask_of(x))
+                assert (assigned is not None) == layoffs_feasible(melds, x), (melds, x)
+                if assigned is not None:  # each card on a meld it extends, all of them at once
+                    for i, meld in enumerate(melds):
+                        extra = [c for c, target in assigned if target == i]
+                        assert not extra or is_meld(mask_of([*meld, *extra]))
