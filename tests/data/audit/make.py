@@ -3,8 +3,8 @@
 ``tests/data/audit/tournament/`` with the journal and the replay logs of a new run.
 
 A real run of real bot processes (the test bot, playing, erring once, and forfeiting),
-unsandboxed: the sandbox changes nothing the audit reads. Run it again only when the journal's or the logs'
-format changes.
+unsandboxed: the sandbox changes nothing the audit reads. Run it again only when the journal's
+or the logs' format changes.
 """
 
 from __future__ import annotations
