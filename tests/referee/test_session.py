@@ -9,7 +9,10 @@ server (a crash, a signal, the launch, the tokens) is in test_faults.py.
 from __future__ import annotations
 
 import asyncio
+import datetime as dt
 import functools
+import hashlib
+import os
 import random
 from collections.abc import Callable, Coroutine, Mapping
 from dataclasses import dataclass
@@ -18,17 +21,28 @@ from typing import Any
 
 import pytest
 
-from referee.convert import action_from_pb, action_pb
+from referee.bots.process import ExitStatus
+from referee.convert import CARD_STRINGS, action_from_pb, action_pb, arrangement_pb
 from referee.engine.actions import action_to_dict
+from referee.engine.cards import parse_cards
 from referee.engine.hand import Hand
 from referee.engine.match import Match
+from referee.engine.melds import best_arrangement
 from referee.engine.outcomes import Termination
 from referee.engine.rules import Rules
+from referee.errors import DisconnectedError
 from referee.faults import CONDUCT_RULE, Fault, FaultKind
 from referee.link import Player
 from referee.options import RefereeOptions
-from referee.results import MatchOutcome, MatchPlan
-from referee.session import CRASH_PROBE, MAX_REJECTIONS_LOGGED, OnSend, Session
+from referee.results import MatchOutcome, MatchPlan, SeatInfo
+from referee.session import (
+    CRASH_PROBE,
+    MAX_REJECTIONS_LOGGED,
+    BeforeResult,
+    OnFinished,
+    OnSend,
+    Session,
+)
 from referee.transport import InvalidMessage, parse_bot_message
 from referee.wire import ginrummy_pb2 as pb
 from tests.referee.fakes import (
@@ -115,17 +129,28 @@ async def play(
     order: tuple[int, int] = (0, 1),
     length: int = 1,
     on_send: OnSend | None = None,
+    on_finished: OnFinished | None = None,
+    before_result: BeforeResult | None = None,
 ) -> MatchOutcome:
     """Match ``number`` of a series of ``length`` between ``bots``, made as the series makes it."""
     plan = MatchPlan(f"m{number}", number, seed, order, folder / f"m{number}.jsonl")
-    session = Session(plan, rules, bots.players, options, length, on_send, clock=bots.clock)
+    session = Session(
+        plan,
+        rules,
+        bots.players,
+        options,
+        length,
+        on_send,
+        on_finished=on_finished,
+        clock=bots.clock,
+    )
     session.write_header()
     if number == 1:
         # The series logs each bot's connection into its first match's log.
         for player in bots.players:
             if player.link is not None:
                 session.log_connected(player)
-    return await run_on(bots.clock, session.run())
+    return await run_on(bots.clock, session.run(before_result))
 
 
 def illegal_when_drawing(policy: Policy = first_legal) -> Policy:
@@ -426,6 +451,50 @@ async def test_a_malformed_action_forfeits(tmp_path: Path, action: pb.Action, wo
     assert_forfeit(outcome, 1, FaultKind.MALFORMED_ACTION)
     assert outcome.result.forfeit_reason is not None and words in outcome.result.forfeit_reason
     assert [f.kind for f in bots.links[1].faults()] == [pb.FAULT_KIND_MALFORMED_ACTION]
+
+
+def declaring_knocks(wrong: bool, policy: Policy) -> Policy:
+    """Knock whenever a knock is legal, with an arrangement of its own (the proto lets a bot add
+    one to a listed knock): best melds of the hand without the discard, and the deadwood outside
+    them, or, ``wrong``, a deadwood list that is not those cards. Otherwise ``policy``."""
+
+    def choose(request: pb.DecisionRequest) -> pb.Action:
+        knocks = [a for a in request.legal_actions if a.HasField("knock")]
+        if not knocks:
+            return policy(request)
+        hand = list(request.observation.hand)
+        discard = knocks[0].knock.discard
+        arrangement = arrangement_pb(best_arrangement(parse_cards(c for c in hand if c != discard)))
+        if wrong:
+            outside = next(c for c in CARD_STRINGS if c not in hand)
+            arrangement.deadwood[:] = [outside, *arrangement.deadwood[1:]]
+        return pb.Action(knock=pb.Knock(discard=discard, arrangement=arrangement))
+
+    return choose
+
+
+@pytest.mark.parametrize("wrong", [False, True], ids=["its-deadwood", "other-cards"])
+@in_loop
+async def test_a_declared_deadwood_is_checked_against_the_knockers_hand(
+    tmp_path: Path, wrong: bool
+) -> None:
+    """A declared deadwood list must be exactly the knocker's cards outside its melds
+    (docs/referee.md: otherwise malformed_action); when it is, the knock is the bot's own."""
+    bots = make_bots(tmp_path)
+    rng = random.Random(6)
+    for index in (0, 1):
+        bots.script(index, declaring_knocks(wrong, knock_or_random(rng)))
+    outcome = await play(tmp_path, bots)
+    knocks = [d for d in of_type(outcome.log_path, "decision") if d["action"]["kind"] == "knock"]
+    if wrong:
+        assert knocks == []
+        assert outcome.forfeit is not None
+        assert_forfeit(outcome, outcome.forfeit.seat, FaultKind.MALFORMED_ACTION)
+        assert "is not the cards outside the melds" in outcome.forfeit.reason
+    else:
+        assert outcome.faults == () and outcome.result.termination is Termination.TARGET
+        assert knocks and all(k["action"].get("melds") for k in knocks)  # declared, not arranged
+        assert_log_agrees(outcome.log_path)
 
 
 @in_loop
@@ -942,6 +1011,9 @@ async def test_a_write_that_fails_is_a_disconnect(tmp_path: Path) -> None:
     outcome = await play(tmp_path, bots)
     assert_forfeit(outcome, 1, FaultKind.DISCONNECTED)
     assert outcome.result.forfeit_reason == broken
+    # The fault names the request the referee could not write: the seat's next id.
+    (record,) = of_type(outcome.log_path, "fault")
+    assert record["request_id"] == bots.links[1].requests()[-1].request_id + 1
 
 
 @in_loop
@@ -969,7 +1041,8 @@ async def test_a_bot_that_never_connected_forfeits_in_the_seat_it_was_given(
     assert_forfeit(outcome, 1, FaultKind.NOT_CONNECTED)
     assert outcome.result.forfeit_reason == why and outcome.hand_results == ()
     (start,) = [m.match_start for m in bots.links[1].sent if m.HasField("match_start")]
-    assert (start.seat, start.opponent_name) == (0, "fake0")
+    # No Hello: its label stands for the name, and it has no version to tell.
+    assert (start.seat, start.opponent_name, start.opponent_version) == (0, "fake0", "")
     assert bots.links[1].kinds() == ["match_start", "match_end"] and bots.links[0].sent == []
 
 
@@ -1040,4 +1113,530 @@ async def test_refused_connections_fill_the_log_only_so_far(tmp_path: Path) -> N
     assert len(rejected) == MAX_REJECTIONS_LOGGED
     assert {r["seat"] for r in rejected} == {0}
     assert "the last refusal this log records" in rejected[-1]["reason"]
+    assert rejected[-1]["reason"].startswith("unknown seat token")  # its own reason, and why
     assert "last refusal" not in rejected[-2]["reason"]
+
+
+@in_loop
+async def test_a_refused_connection_of_no_seat_is_logged_with_a_null_seat(tmp_path: Path) -> None:
+    """A token that matches no seat names none (docs/replay-log.md: ``seat`` null)."""
+    bots = make_bots(tmp_path)
+    plan = MatchPlan("m1", 1, SEED, (0, 1), tmp_path / "m1.jsonl")
+    session = Session(plan, RULES, bots.players, OPTIONS, 1, clock=bots.clock)
+    session.write_header()
+    session.log_rejected(None, "UNAUTHENTICATED", "unknown seat token")
+    session.log_rejected(bots.players[1], "ALREADY_EXISTS", "the seat is already connected")
+    session.log.close()
+    rejected = of_type(plan.log_path, "connection_rejected")
+    assert [(r["seat"], r["code"]) for r in rejected] == [
+        (None, "UNAUTHENTICATED"),
+        (1, "ALREADY_EXISTS"),
+    ]
+
+
+# --- what each seat is told at the start and the end of a match ----------------------------------
+
+# first_dealer = cut_high_chooses: the high cutter decides whether to deal (R2.2).
+CHOOSING = Rules.profile("oklahoma", first_dealer="cut_high_chooses")
+
+
+def commitment_of(seed: int, salt: bytes) -> bytes:
+    """The deal commitment as docs/security.md ("Provably fair deals") tells a bot to check it:
+    SHA-256 of "ginref-deal-v1", a zero byte, the 32-byte salt and the seed, 8 bytes big-endian."""
+    return hashlib.sha256(b"ginref-deal-v1" + b"\x00" + salt + seed.to_bytes(8, "big")).digest()
+
+
+def sent_of(link: FakeLink, kind: str) -> list[pb.RefereeMessage]:
+    """The messages of one kind written to ``link``, in order."""
+    return [m for m in link.sent if m.WhichOneof("kind") == kind]
+
+
+@in_loop
+async def test_match_start_tells_each_seat_the_match_its_seat_the_clock_and_the_commitment(
+    tmp_path: Path,
+) -> None:
+    """Every field of MatchStart (proto), for a match that is not the first of its series, with
+    the seats swapped and a clock whose values are each their own; the commitment opens with the
+    seed and salt MatchEnd reveals, as a bot checks it."""
+    bots = make_bots(tmp_path)
+    bots.links[1].version = "2.5"  # the two bots' versions differ, so each must get the other's
+    rng = random.Random(3)
+    for index in (0, 1):
+        bots.script(index, knock_or_random(rng))
+    options = RefereeOptions(move_time=1.5, bank=2.25)
+    outcome = await play(tmp_path, bots, options, number=2, order=(1, 0), length=3)
+    assert outcome.result.termination is Termination.TARGET
+    (header,) = of_type(outcome.log_path, "header")
+    (record,) = of_type(outcome.log_path, "match_result")
+    names = [bots.links[1].name, bots.links[0].name]  # by seat: bot 1 plays seat 0
+    commitments = set()
+    for bot, link in enumerate(bots.links):
+        seat = 1 - bot
+        other = bots.links[1 - bot]
+        assert link.kinds()[0] == "match_start"
+        (message,) = sent_of(link, "match_start")
+        start = message.match_start
+        assert (start.match_id, start.match_number, start.series_length) == ("m2", 2, 3)
+        assert start.seat == seat
+        assert (start.time_control.move_time_ms, start.time_control.bank_ms) == (1500, 2250)
+        assert (start.opponent_name, start.opponent_version) == (other.name, other.version)
+        assert (start.players, list(start.player_names)) == (2, names)
+        assert (start.team, start.partner) == (0, -1)  # no partnerships
+        assert start.rules.profile == "standard"
+        assert all(r.observation.rules == start.rules for r in link.requests())
+        # The clock the requests then run on is the one announced.
+        first = link.requests()[0]
+        assert (first.move_time_ms, first.bank_ms, first.time_left_ms) == (1500, 2250, 3750)
+        end = link.sent[-1].match_end
+        assert end.match_id == "m2" and end.deal_seed == SEED and len(end.deal_salt) == 32
+        assert commitment_of(end.deal_seed, end.deal_salt) == start.deal_commitment
+        assert header["deal_commitment"] == start.deal_commitment.hex()
+        assert record["deal_salt"] == end.deal_salt.hex()
+        commitments.add(start.deal_commitment)
+    assert len(commitments) == 1  # both seats are committed to the same deal
+
+
+@in_loop
+async def test_match_end_gives_both_seats_the_result_they_saw_played(tmp_path: Path) -> None:
+    """A whole match: the result's running totals are the last HandEnd's (proto: before the
+    end-of-match bonuses), its hands those each seat was dealt, its final scores the match's."""
+    bots = make_bots(tmp_path)
+    rng = random.Random(2)
+    for index in (0, 1):
+        bots.script(index, knock_or_random(rng))
+    outcome = await play(tmp_path, bots)
+    assert outcome.result.termination is Termination.TARGET and outcome.result.winner is not None
+    (record,) = of_type(outcome.log_path, "match_result")
+    dealt = len(of_type(outcome.log_path, "deal"))
+    assert dealt > 2
+    ends = [link.sent[-1].match_end for link in bots.links]
+    assert ends[0] == ends[1]  # public: both seats are sent the same
+    result = ends[0].result
+    last_hand = sent_of(bots.links[0], "hand_end")[-1].hand_end
+    assert list(result.scores) == list(last_hand.scores) and result.scores[result.winner].points
+    assert result.hands_played == dealt == record["hands_played"]
+    assert all(len(sent_of(link, "hand_start")) == dealt for link in bots.links)
+    assert tuple(result.final_scores) == outcome.result.final
+    assert (result.winner, result.players) == (outcome.result.winner, 2)
+    assert not result.HasField("forfeit")
+
+
+def never_knocking_in_the_first_hand(then: Policy) -> Policy:
+    """Play out the first hand without knocking (so that it dies), then ``then``."""
+
+    def choose(request: pb.DecisionRequest) -> pb.Action:
+        if request.observation.hand_number == 1:
+            actions = request.legal_actions
+            action: pb.Action = next(
+                a for a in actions if a.WhichOneof("kind") not in ("knock", "big_gin")
+            )
+            return action
+        return then(request)
+
+    return choose
+
+
+@in_loop
+async def test_match_end_names_the_forfeit_after_a_dead_hand(tmp_path: Path) -> None:
+    """A dead first hand (no showdown), then seat 1's malformed action in the second: MatchEnd
+    carries the forfeit as the log records it, and every message written has a kind."""
+    bots = make_bots(tmp_path)
+    bots.script(0, never_knocking_in_the_first_hand(first_legal))
+    bots.script(1, never_knocking_in_the_first_hand(lambda request: pb.Action()))
+    outcome = await play(tmp_path, bots)
+    assert_forfeit(outcome, 1, FaultKind.MALFORMED_ACTION)
+    (dead,) = of_type(outcome.log_path, "hand_result")
+    assert dead["outcome"] == "dead"
+    for link in bots.links:
+        assert "" not in link.kinds()  # a hand without a showdown sends no empty event
+        result = link.sent[-1].match_end.result
+        assert result.forfeit == pb.Forfeit(
+            seat=1,
+            kind=pb.FAULT_KIND_MALFORMED_ACTION,
+            rule="R11.5",
+            reason=outcome.result.forfeit_reason,
+            both_seats=False,
+        )
+        assert (result.winner, result.hands_played) == (0, 2)
+        (hand_end,) = sent_of(link, "hand_end")
+        assert list(result.scores) == list(hand_end.hand_end.scores)
+
+
+@pytest.mark.parametrize(("seed", "chooser", "deal"), [(1, 0, True), (3, 1, False)])
+@in_loop
+async def test_the_choice_of_dealer_is_asked_of_the_high_cutter_and_told_to_both_seats(
+    tmp_path: Path, seed: int, chooser: int, deal: bool
+) -> None:
+    """Only the chooser is asked (R2.2); each seat hears the choice once, as an Event before the
+    first HandStart (proto, GameEvent.choose_deal), and the first dealer is the one chosen."""
+
+    def choose(request: pb.DecisionRequest) -> pb.Action:
+        if request.observation.phase == pb.PHASE_CHOOSE_DEALER:
+            return pb.Action(choose_deal=pb.ChooseDeal(deal=deal))
+        return pb.Action()  # malformed: the match ends at the hand's first decision
+
+    bots = make_bots(tmp_path)
+    for index in (0, 1):
+        bots.script(index, choose)
+    outcome = await play(tmp_path, bots, rules=CHOOSING, seed=seed)
+    dealer = chooser if deal else 1 - chooser
+    assert_forfeit(outcome, 1 - dealer, FaultKind.MALFORMED_ACTION)  # the non-dealer acts first
+    for bot, link in enumerate(bots.links):
+        phases = [r.observation.phase for r in link.requests()]
+        assert phases.count(pb.PHASE_CHOOSE_DEALER) == (1 if bot == chooser else 0)
+        told = [(i, m.event) for i, m in enumerate(link.sent) if m.event.HasField("choose_deal")]
+        again = [e for r in link.requests() for e in r.new_events if e.HasField("choose_deal")]
+        assert len(told) == 1 and again == []
+        index, event = told[0]
+        assert (event.seat, event.choose_deal.deal) == (chooser, deal)
+        (start,) = sent_of(link, "hand_start")
+        assert index < link.sent.index(start) and start.hand_start.dealer == dealer
+    (choice,) = [d for d in of_type(outcome.log_path, "decision") if d["hand"] == 0]
+    assert (choice["seat"], choice["action"]) == (chooser, {"kind": "choose_deal", "deal": deal})
+
+
+@in_loop
+async def test_a_fault_before_the_first_deal_is_of_no_hand(tmp_path: Path) -> None:
+    """The chooser's malformed choice: the fault record's hand is null (no hand was dealt)."""
+    bots = make_bots(tmp_path)
+    bots.script(0, lambda request: pb.Action())
+    bots.script(1)
+    outcome = await play(tmp_path, bots, rules=CHOOSING, seed=1)  # seat 0 chooses
+    assert_forfeit(outcome, 0, FaultKind.MALFORMED_ACTION)
+    (record,) = of_type(outcome.log_path, "fault")
+    assert record["hand"] is None
+    assert (outcome.hands_played, outcome.hand_results) == (0, ())
+    assert [link.kinds() for link in bots.links] == [
+        ["match_start", "decision_request", "fault", "match_end"],
+        ["match_start", "match_end"],
+    ]
+
+
+# --- the outcome: what the log records, kept in memory -------------------------------------------
+
+
+@in_loop
+async def test_the_outcome_holds_what_the_log_records(tmp_path: Path) -> None:
+    """MatchOutcome's counts are the log's (results.py: "so that no caller has to trust the
+    file"): each seat's decisions and think time summed, the hands dealt, the header's creation
+    time (UTC), and the SHA-256 and size of the very bytes on disk."""
+    bots = make_bots(tmp_path)
+    rng = random.Random(2)
+    bots.script(0, knock_or_random(rng), think=0.25)
+    bots.script(1, knock_or_random(rng), think=0.375)  # binary fractions: the sums are exact
+    outcome = await play(tmp_path, bots, rules=SHORT)
+    assert outcome.result.termination is Termination.TARGET
+    assert (outcome.forfeit, outcome.forfeits, outcome.faults) == (None, (), ())
+    assert (outcome.match_id, outcome.rules, outcome.seed) == ("m1", SHORT, SEED)
+    assert outcome.seats == tuple(
+        SeatInfo(player.label, player.command, link.name, link.version, proc.output)
+        for player, link, proc in zip(bots.players, bots.links, bots.procs, strict=True)
+    )
+    decisions = of_type(outcome.log_path, "decision")
+    by_seat = [[d["think_ms"] for d in decisions if d["seat"] == seat] for seat in (0, 1)]
+    assert all(len(thinks) > 2 for thinks in by_seat)
+    assert outcome.seat_decisions == tuple(len(thinks) for thinks in by_seat)
+    assert outcome.decisions == len(decisions)
+    assert outcome.seat_think_ms == tuple(sum(thinks) for thinks in by_seat)
+    assert outcome.seat_think_ms == (250.0 * len(by_seat[0]), 375.0 * len(by_seat[1]))
+    assert outcome.elapsed == sum(outcome.seat_think_ms) / 1000  # nobody else's time counts
+    (record,) = of_type(outcome.log_path, "match_result")
+    assert outcome.hands_played == record["hands_played"] == len(of_type(outcome.log_path, "deal"))
+    (header,) = of_type(outcome.log_path, "header")
+    assert outcome.created == header["created"]
+    assert dt.datetime.fromisoformat(outcome.created).utcoffset() == dt.timedelta(0)
+    data = outcome.log_path.read_bytes()
+    assert outcome.log_bytes == len(data) == outcome.log_path.stat().st_size
+    assert outcome.log_sha256 == hashlib.sha256(data).hexdigest()
+    assert outcome.exits == (None, None)  # both processes still run
+    assert record["exits"] == [None, None]
+
+
+@in_loop
+async def test_the_outcome_is_handed_over_once_the_log_is_complete_before_the_bots_hear(
+    tmp_path: Path,
+) -> None:
+    """on_finished (a series' caller may commit the match then): the log already ends with its
+    result, and neither bot has been sent MatchEnd yet; they are, after."""
+    bots = make_bots(tmp_path)
+    bots.script(0)
+    bots.script(1, steps={3: reply_with(pb.Action())})
+    handed: list[tuple[MatchOutcome, bytes, list[bool]]] = []
+
+    def finished(outcome: MatchOutcome) -> None:
+        told = ["match_end" in link.kinds() for link in bots.links]
+        handed.append((outcome, outcome.log_path.read_bytes(), told))
+
+    outcome = await play(tmp_path, bots, on_finished=finished)
+    ((given, data, told),) = handed
+    assert given is outcome and told == [False, False]
+    assert data == outcome.log_path.read_bytes()
+    assert hashlib.sha256(data).hexdigest() == outcome.log_sha256
+    assert of_type(outcome.log_path, "match_result")
+    assert [link.kinds()[-1] for link in bots.links] == ["match_end", "match_end"]
+
+
+@in_loop
+async def test_the_last_match_of_a_series_records_how_the_bots_ended(tmp_path: Path) -> None:
+    """docs/replay-log.md, "How the bot processes ended": the bots are sent MatchEnd and stopped
+    before the match_result is written, which then holds each exit; the outcome holds them too."""
+    bots = make_bots(tmp_path)
+    bots.script(0)
+    bots.script(1, steps={2: reply_with(pb.Action())})
+    heard: list[list[int]] = []
+
+    async def stop() -> None:
+        heard.append([link.kinds().count("match_end") for link in bots.links])
+        for proc, code in zip(bots.procs, (0, 3), strict=True):
+            proc.exit(code)  # after the match: no fault of anyone's
+
+    outcome = await play(tmp_path, bots, before_result=stop)
+    assert heard == [[1, 1]]
+    assert_forfeit(outcome, 1, FaultKind.MALFORMED_ACTION)
+    assert [link.kinds().count("match_end") for link in bots.links] == [1, 1]  # told once
+    exits = tuple(ExitStatus(code, None, False, f"exited with code {code}") for code in (0, 3))
+    assert outcome.exits == exits
+    (record,) = of_type(outcome.log_path, "match_result")
+    assert record["exits"] == [status.to_dict() for status in exits]
+
+
+@in_loop
+async def test_with_fsync_each_record_reaches_the_disk_as_it_is_written(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """RefereeOptions.fsync: each line is synced as it is written, so that not even a machine
+    that stops loses a record already written (flushing alone only survives the referee's end)."""
+    synced: list[int] = []
+    monkeypatch.setattr(os, "fsync", synced.append)  # what the log writer calls per line
+    bots = make_bots(tmp_path)
+    bots.script(0)
+    bots.script(1, steps={2: reply_with(pb.Action())})
+    outcome = await play(tmp_path, bots, RefereeOptions(move_time=1.0, bank=2.0, fsync=True))
+    lines = outcome.log_path.read_bytes().count(b"\n")
+    assert lines > 5 and len(synced) == lines
+
+
+# --- the clock's edges, and retries --------------------------------------------------------------
+
+
+@WITH_AND_WITHOUT_BANK
+@in_loop
+async def test_a_reply_at_exactly_the_time_left_counts(
+    tmp_path: Path, options: RefereeOptions, kind: FaultKind
+) -> None:
+    """time_left_ms is "the whole time this bot has"; only "a reply that arrives later is a
+    fault" (proto, DecisionRequest). Its side has each request 0.75 s after the referee sends
+    it, so the referee's timer, which fires first, waits on for the bot's own clock, and the
+    reply lands at the very instant that clock reaches the budget."""
+    budget = options.move_time + options.bank
+    bots = make_bots(tmp_path)
+    bots.links[1].delay = 0.75
+    bots.script(0)
+    bots.script(1, steps={1: answer_after(0.75 + budget), 2: no_answer})
+    outcome = await play(tmp_path, bots, options)
+    # The reply at the budget was taken: the fault is of the next request.
+    assert outcome.faults[0].request_id != bots.links[1].requests()[0].request_id
+    assert decisions_of(outcome, 1)[0] == (budget * 1000, 0.0)  # the whole bank, and no fault
+    # The bank is spent: the next decision has the move time alone.
+    second = bots.links[1].requests()[1]
+    assert (second.time_left_ms, second.bank_ms) == (1000, 0)
+    assert_forfeit(outcome, 1, kind)
+    assert outcome.faults[0].think_ms == options.move_time * 1000
+
+
+@in_loop
+async def test_a_refused_action_that_used_the_whole_time_forfeits_without_a_retry(
+    tmp_path: Path,
+) -> None:
+    """A retry comes "with the time that is left" (docs/referee.md, Faults): at the budget none
+    is, so the refusal forfeits as what it is, not as a timeout of a request the bot could never
+    answer in time."""
+    budget = OPTIONS.move_time + OPTIONS.bank
+    bots = make_bots(tmp_path)
+    bots.links[1].delay = 0.75  # as above: the reply lands as the bot's clock reaches the budget
+    bots.script(0)
+    # A retry, were one sent, would go unanswered.
+    bots.script(1, steps={1: reply_with(pb.Action(), 0.75 + budget), 2: no_answer})
+    outcome = await play(tmp_path, bots, RefereeOptions(move_time=1.0, bank=2.0, retries=1))
+    assert_forfeit(outcome, 1, FaultKind.MALFORMED_ACTION)
+    assert outcome.faults[0].think_ms == budget * 1000
+    assert [f.retry for f in bots.links[1].faults()] == [False]
+    assert len(bots.links[1].requests()) == 1
+
+
+@in_loop
+async def test_with_two_retries_two_refused_actions_of_a_seat_are_forgiven_and_the_third_forfeits(
+    tmp_path: Path,
+) -> None:
+    """Retries are counted per seat and match (docs/referee.md): seat 1's two refusals in its
+    first decision use its two, seat 0's refusal uses one of its own, and seat 1's next refusal,
+    two decisions later, forfeits. Each retry has the time left: 1.5 s, then 0.5 s."""
+    bots = make_bots(tmp_path)
+    malformed = pb.Action(discard=pb.Discard(card="10D"))
+    bots.script(0, steps={1: reply_with(malformed)})
+    steps = {
+        1: reply_with(malformed, 1.5),
+        2: reply_with(malformed, 1.0),
+        3: answer_after(0.25),  # takes the upcard: its next decision is its discard
+        5: reply_with(malformed),
+    }
+    bots.script(1, steps=steps)
+    outcome = await play(tmp_path, bots, RefereeOptions(move_time=1.0, bank=2.0, retries=2))
+    assert_forfeit(outcome, 1, FaultKind.MALFORMED_ACTION)
+    records = of_type(outcome.log_path, "fault")
+    retried = [(r["seat"], r["retry"]) for r in records]
+    assert retried == [(1, True), (1, True), (0, True), (1, False)]
+    assert [r["think_ms"] for r in records[:2]] == [1500.0, 2500.0]
+    assert [f.retry for f in bots.links[1].faults()] == [True, True, False]
+    assert [f.retry for f in bots.links[0].faults()] == [True]
+    requests = bots.links[1].requests()
+    assert [(r.time_left_ms, r.bank_ms) for r in requests[:3]] == [
+        (3000, 2000),
+        (1500, 1500),
+        (500, 500),
+    ]
+    assert len(decisions_of(outcome, 1)) == 2 and len(decisions_of(outcome, 0)) == 2
+
+
+# --- pondering -----------------------------------------------------------------------------------
+
+
+def pause_states(bots: Bots) -> tuple[bool | None, ...]:
+    """Whether each bot's process is frozen now (None: never paused nor thawed)."""
+    return tuple(proc.pauses[-1] if proc.pauses else None for proc in bots.procs)
+
+
+@in_loop
+async def test_without_pondering_a_bot_is_frozen_while_the_other_decides(tmp_path: Path) -> None:
+    """docs/referee.md: "from its reply to its next request it runs nothing"; it is thawed for
+    its own decisions, to read MatchEnd, and after the match (a series' next match, its exit)."""
+    bots = make_bots(tmp_path)
+    rng = random.Random(2)
+    for index in (0, 1):
+        bots.script(index, knock_or_random(rng))
+    seen: list[tuple[int, str, tuple[bool | None, ...]]] = []
+
+    def watch(seat: int, message: pb.RefereeMessage, hand: Hand | None) -> None:
+        seen.append((seat, message.WhichOneof("kind") or "", pause_states(bots)))
+
+    outcome = await play(tmp_path, bots, rules=SHORT, on_send=watch)
+    assert outcome.result.termination is Termination.TARGET
+    asked = [(seat, states) for seat, kind, states in seen if kind == "decision_request"]
+    assert {seat for seat, _ in asked} == {0, 1}
+    for seat, states in asked:
+        assert states[seat] is False and states[1 - seat] is True, (seat, states)
+    assert [states for _, kind, states in seen if kind == "match_end"] == [(False, False)] * 2
+    assert pause_states(bots) == (False, False)
+
+
+@in_loop
+async def test_with_pondering_no_bot_is_ever_frozen(tmp_path: Path) -> None:
+    bots = make_bots(tmp_path)
+    rng = random.Random(2)
+    for index in (0, 1):
+        bots.script(index, knock_or_random(rng))
+    options = RefereeOptions(move_time=1.0, bank=2.0, ponder=True)
+    outcome = await play(tmp_path, bots, options, rules=SHORT)
+    assert outcome.decisions > 10
+    assert all(True not in proc.pauses for proc in bots.procs)
+
+
+# --- streams gone, and faults found together -----------------------------------------------------
+
+
+@in_loop
+async def test_a_seat_whose_stream_is_gone_when_it_must_act_forfeits_unasked(
+    tmp_path: Path,
+) -> None:
+    """The link knows its stream is gone, but its report has not reached the session yet: the
+    referee writes nothing more to it, asks it nothing, and the seat forfeits when it must act."""
+    bots = make_bots(tmp_path)
+    gone = bots.links[0]
+    marked: list[int] = []
+    seen: list[int] = []
+
+    def break_the_other(link: FakeLink, request: pb.DecisionRequest) -> None:
+        gone.lost = "the stream broke"  # no on_lost: the report is still on its way
+        marked.append(len(seen))
+        link.reply(request.request_id, first_legal(request))
+
+    bots.script(0)
+    bots.script(1, steps={1: break_the_other})
+    outcome = await play(tmp_path, bots, on_send=lambda seat, message, hand: seen.append(seat))
+    assert_forfeit(outcome, 0, FaultKind.DISCONNECTED)
+    (record,) = of_type(outcome.log_path, "fault")
+    assert (record["reason"], record["request_id"]) == ("the bot has left", 0)  # no request
+    assert gone.requests() == [] and 0 not in seen[marked[0] :]
+    assert bots.links[1].kinds()[-1] == "match_end"
+
+
+@in_loop
+async def test_a_match_start_that_cannot_be_written_forfeits_the_seat_before_any_decision(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A write that fails (the link not having reported a loss) is the seat's fault at the
+    next opportunity: before anyone is asked anything."""
+    bots = make_bots(tmp_path)
+    broken = "writing to the bot failed: the socket broke"
+
+    def refuse(message: pb.RefereeMessage | bytes) -> None:
+        raise DisconnectedError(broken)
+
+    monkeypatch.setattr(bots.links[0], "send", refuse)
+    bots.script(0)
+    bots.script(1)
+    outcome = await play(tmp_path, bots)
+    assert_forfeit(outcome, 0, FaultKind.DISCONNECTED)
+    (record,) = of_type(outcome.log_path, "fault")
+    assert (record["reason"], record["request_id"]) == (broken, 0)
+    assert outcome.decisions == 0
+    assert bots.links[1].kinds() == ["match_start", "match_end"]
+
+
+@in_loop
+async def test_a_bot_with_no_stream_and_no_reason_forfeits_as_gone(tmp_path: Path) -> None:
+    """A player the series never attached, with no recorded reason: the match still ends in
+    its forfeit, never in an error of the referee's."""
+    bots = make_bots(tmp_path, connected=(True, False))
+    bots.script(0)
+    outcome = await play(tmp_path, bots)
+    assert_forfeit(outcome, 1, FaultKind.DISCONNECTED)
+    assert outcome.result.forfeit_reason is not None
+    assert outcome.result.forfeit_reason.startswith("the bot left before this match")
+    assert bots.links[0].kinds() == ["match_start", "match_end"]
+
+
+@in_loop
+async def test_a_fault_while_a_gone_bot_is_told_from_a_crash_before_the_match_makes_both_forfeit(
+    tmp_path: Path,
+) -> None:
+    """Bot 1 left before the match; while the referee waits to tell a disconnect from a crash,
+    bot 0 sends an empty message: both faults were found before the match could go on."""
+    bots = make_bots(tmp_path)
+    bots.links[1].lose()
+    bots.links[0].deliver(pb.BotMessage(), bots.clock.time() + CRASH_PROBE / 2)
+    outcome = await play(tmp_path, bots)
+    assert_both_forfeit(outcome, (FaultKind.PROTOCOL_ERROR, FaultKind.DISCONNECTED))
+    assert outcome.forfeits[0].seat == 1  # the fault found first
+    assert outcome.decisions == 0
+
+
+@in_loop
+async def test_a_fault_while_a_lost_stream_is_told_from_a_crash_mid_match_makes_both_forfeit(
+    tmp_path: Path,
+) -> None:
+    """The same mid-match: seat 1's stream is lost while it decides, and seat 0 errs while the
+    referee waits to tell that from a crash."""
+    bots = make_bots(tmp_path)
+    other = bots.links[0]
+
+    def leave(link: FakeLink, request: pb.DecisionRequest) -> None:
+        link.lose()
+        other.deliver(pb.BotMessage(), link.clock.time() + CRASH_PROBE / 2)
+
+    bots.script(0)
+    bots.script(1, steps={3: leave})
+    outcome = await play(tmp_path, bots)
+    assert_both_forfeit(outcome, (FaultKind.PROTOCOL_ERROR, FaultKind.DISCONNECTED))
+    assert outcome.forfeits[0].seat == 1 and outcome.elapsed == CRASH_PROBE
+    assert [len(link.faults()) for link in bots.links] == [1, 0]  # the gone bot cannot be told
