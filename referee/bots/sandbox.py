@@ -300,12 +300,6 @@ def check_dirs(name: str, dirs: Iterable[Path], protected: Iterable[Path]) -> No
                     f"bot {name}: it would see {path}, which holds {secret}; give the bot a "
                     'directory of its own with dir = "..." (docs/security.md)'
                 )
-            if secret in path.parents:
-                # Inside the results it would read the logs of matches still being played.
-                raise ConfigError(
-                    f"bot {name}: it would see {path}, which is inside {secret}; give the bot "
-                    'a directory of its own with dir = "..." (docs/security.md)'
-                )
 
 
 @dataclass(slots=True)

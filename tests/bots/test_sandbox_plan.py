@@ -526,8 +526,7 @@ def test_a_bot_may_not_see_everything_or_a_protected_path(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Results, the journal and the tournament file are protected: a bot's directory may not be
-    one, hold one (also through a symlink), lie inside one (the logs of matches in play are
-    there), or be / or a home directory."""
+    one, hold one (also through a symlink), or be / or a home directory."""
     home = tmp_path / "home"
     runs = tmp_path / "a" / "runs"
     bot = tmp_path / "a" / "bot"
@@ -536,8 +535,7 @@ def test_a_bot_may_not_see_everything_or_a_protected_path(
     (tmp_path / "via").symlink_to(tmp_path / "a")
     monkeypatch.setenv("HOME", str(home))
     protected = [tmp_path / "via" / "runs"]
-    (runs / "logs").mkdir()
-    for bad in (Path("/"), home, Path("/root"), tmp_path / "a", runs, tmp_path, runs / "logs"):
+    for bad in (Path("/"), home, Path("/root"), tmp_path / "a", runs, tmp_path):
         with pytest.raises(ConfigError, match="alice"):
             check_dirs("alice", [bot, bad], protected)
     check_dirs("alice", [bot, tmp_path / "a" / "runs-old", home / "bots"], protected)
