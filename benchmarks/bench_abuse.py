@@ -42,10 +42,10 @@ sys.path.insert(0, str(ROOT))
 
 from referee.bots.spec import BotSpec  # noqa: E402
 from referee.engine.rules import Rules  # noqa: E402
-from referee.options import RefereeOptions  # noqa: E402
 from referee.relay_link import SeatRelay  # noqa: E402
 from referee.replay_log import load_log  # noqa: E402
 from referee.series import run_series_async  # noqa: E402
+from referee.settings import RefereeOptions  # noqa: E402
 
 SUPPORT = ROOT / "tests" / "support"
 FLOODS = ("reset", "window", "ping", "settings", "priority")

@@ -42,9 +42,9 @@ from referee.convert import EventEncoder, rules_pb
 from referee.engine.match import Match
 from referee.engine.observation import observe
 from referee.engine.rules import Rules
-from referee.options import RefereeOptions
 from referee.requests import decision_request_pb
 from referee.series import run_series
+from referee.settings import RefereeOptions
 from referee.wire import ginrummy_pb2 as pb
 from referee.wire import ginrummy_pb2_grpc as pb_grpc
 

@@ -1,4 +1,5 @@
-"""What watching a tournament costs: the live page's poll (``ginref live``, tournaments/watch.py).
+"""What watching a tournament costs: the live page's poll (``ginref live``,
+tournaments/live/watch.py).
 
 Part 1, the poll against the tournament's size: a directory with N journaled matches (each log
 in a job directory of its own, as fresh processes leave them) and two matches in progress,
@@ -32,7 +33,7 @@ sys.path.insert(0, str(ROOT))
 
 from replays.spectate import Spectator  # noqa: E402
 from tests.support.live_tournament import Tournament, spec  # noqa: E402
-from tournaments.watch import FRESH_S, TournamentWatch  # noqa: E402
+from tournaments.live.watch import FRESH_S, TournamentWatch  # noqa: E402
 
 
 def timed(action: object, repeat: int) -> float:

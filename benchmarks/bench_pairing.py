@@ -69,9 +69,7 @@ def cautious(request: pb.DecisionRequest) -> pb.Action:
     if left[card_index(action.knock.discard)] <= 5:
         return action
     discards = {
-        card_index(a.discard.card): a
-        for a in request.legal_actions
-        if action_kind(a) == "discard"
+        card_index(a.discard.card): a for a in request.legal_actions if action_kind(a) == "discard"
     }
     return discards[greedy_bot.best_card(hand, list(discards))] if discards else action
 

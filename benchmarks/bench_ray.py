@@ -2,8 +2,8 @@
 
 Two trivial bots (``sample_bots.random_bot``, two of them, single-hand matches: a few
 milliseconds of play) play ``--jobs`` one-match jobs one after another, first through
-:class:`~tournaments.executor.LocalExecutor`, then through
-:class:`~tournaments.ray_executor.RayExecutor` (a local Ray instance started for the run, or
+:class:`~tournaments.executors.local.LocalExecutor`, then through
+:class:`~tournaments.executors.cluster.RayExecutor` (a local Ray instance started for the run, or
 ``--address``). Each job is timed from the executor's ``run`` call to its return: bot start,
 match, bot stop, and with Ray the task's scheduling, its own referee server and sandbox check,
 and the record and files sent back. The first job of each executor is a warm-up, not counted.
@@ -24,9 +24,9 @@ import time
 from importlib.metadata import version
 from pathlib import Path
 
-from tournaments.config import parse_text
-from tournaments.executor import Executor, LocalExecutor
-from tournaments.ray_executor import RayExecutor
+from tournaments.executors.cluster import RayExecutor
+from tournaments.executors.local import Executor, LocalExecutor
+from tournaments.file.config import parse_text
 from tournaments.runner import TournamentRunner
 from tournaments.schedule import make_jobs
 
@@ -87,11 +87,15 @@ def main() -> None:
                 results[name] = asyncio.run(per_job(executor, runner, args.jobs))
             finally:
                 runner.close()
-    print(f"python {platform.python_version()}, ray {version('ray')}, {os.cpu_count()} CPUs, "
-          f"sandbox {args.sandbox}, {args.jobs} one-match jobs each (single-hand, random bots)")
+    print(
+        f"python {platform.python_version()}, ray {version('ray')}, {os.cpu_count()} CPUs, "
+        f"sandbox {args.sandbox}, {args.jobs} one-match jobs each (single-hand, random bots)"
+    )
     for name, times in results.items():
-        print(f"{name:6} median {statistics.median(times) * 1000:7.1f} ms/job   "
-              f"min {min(times) * 1000:7.1f}   max {max(times) * 1000:7.1f}")
+        print(
+            f"{name:6} median {statistics.median(times) * 1000:7.1f} ms/job   "
+            f"min {min(times) * 1000:7.1f}   max {max(times) * 1000:7.1f}"
+        )
     overhead = statistics.median(results["ray"]) - statistics.median(results["local"])
     print(f"Ray adds {overhead * 1000:.1f} ms per job (median)")
 

@@ -63,9 +63,9 @@ import grpc  # type: ignore[import-untyped]  # noqa: E402
 from referee.bots.spec import BotSpec  # noqa: E402
 from referee.engine.hand import Hand  # noqa: E402
 from referee.engine.rules import Rules  # noqa: E402
-from referee.options import RefereeOptions  # noqa: E402
 from referee.replay_log import load_log  # noqa: E402
 from referee.series import run_match_async, run_series_async  # noqa: E402
+from referee.settings import RefereeOptions  # noqa: E402
 from referee.wire import ginrummy_pb2 as pb  # noqa: E402
 
 TESTBOT = ROOT / "tests" / "support" / "testbot.py"

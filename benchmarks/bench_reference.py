@@ -4,8 +4,8 @@ Runs ``ginref tournament`` (real bot processes in their sandboxes, the referee's
 gauntlet whose challenger is ``python -m ginref_rl.reference_bot --budget-ms B`` against
 ``sample_bots.greedy_bot`` and ``sample_bots.random_bot``, with duplicate deals (each deal
 played twice, seats swapped), then rates each pairing on its own with
-:func:`tournaments.ratings.fit_ratings` (Bradley–Terry, one virtual draw per pairing): the Elo
-of the reference bot over each opponent with its 95% interval, and its hand points won minus
+:func:`tournaments.results.ratings.fit_ratings` (Bradley–Terry, one virtual draw per pairing): the
+Elo of the reference bot over each opponent with its 95% interval, and its hand points won minus
 lost per hand (``standings.json``). Also the reference bot's think
 time per decision (as the referee measured it, network included), from the replay logs. The
 run resumes if stopped (the same ``--out``).
@@ -25,7 +25,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from tournaments.ratings import fit_ratings
+from tournaments.results.ratings import fit_ratings
 
 CHALLENGER = "reference"
 

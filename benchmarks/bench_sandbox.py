@@ -37,7 +37,7 @@ from referee.bots.spec import BotSpec  # noqa: E402
 from referee.series import launch  # noqa: E402
 from referee.server import RefereeServer  # noqa: E402
 from referee.wire import ginrummy_pb2 as pb  # noqa: E402
-from tournaments.config import parse_text  # noqa: E402
+from tournaments.file.config import parse_text  # noqa: E402
 from tournaments.runner import TournamentRunner  # noqa: E402
 
 MODES: tuple[SandboxMode, ...] = ("none", "bwrap")

@@ -38,9 +38,9 @@ sys.path.insert(0, str(ROOT))
 from referee.bots.spec import BotSpec  # noqa: E402
 from referee.engine.hand import Hand  # noqa: E402
 from referee.engine.rules import Rules  # noqa: E402
-from referee.options import RefereeOptions  # noqa: E402
 from referee.series import run_series_async  # noqa: E402
 from referee.server import RefereeServer  # noqa: E402
+from referee.settings import RefereeOptions  # noqa: E402
 from referee.wire import ginrummy_pb2 as pb  # noqa: E402
 
 RANDOM = BotSpec((sys.executable, "-m", "sample_bots.random_bot"), "random")

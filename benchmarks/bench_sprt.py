@@ -4,8 +4,8 @@ For each kind of unit, ``--runs`` tests are simulated with the true Elo differen
 accepting H1 is a false positive, whose rate should be at most alpha) and ``--runs`` more with
 it at elo1 (accepting H0 is a false negative, at most beta). A run draws its units one by one,
 independently, from a model with that Elo, and stops exactly as ``ginref sprt`` does
-(:func:`tournaments.sprt.simulate`: the LLR of :func:`tournaments.sprt.llr` after every unit,
-the first bound crossed, or the maximum). The units:
+(:func:`tournaments.results.sprt.simulate`: the LLR of :func:`tournaments.results.sprt.llr` after
+every unit, the first bound crossed, or the maximum). The units:
 
 - ``trinomial``: single matches, won with the model's score, no draws (Gin matches have a
   winner);
@@ -41,7 +41,7 @@ from scipy.optimize import brentq  # type: ignore[import-untyped]
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from tournaments.sprt import (  # noqa: E402
+from tournaments.results.sprt import (  # noqa: E402
     NELO_PER_UNIT,
     PENTANOMIAL,
     TRINOMIAL,

@@ -33,8 +33,8 @@ import grpc  # type: ignore[import-untyped]
 
 from referee.bots.sandbox import SandboxSettings
 from referee.bots.spec import BotSpec
-from referee.options import RefereeOptions
 from referee.server import RefereeServer
+from referee.settings import RefereeOptions
 from referee.tls import TlsFiles
 from tests.support.certs import Certificates, make_certificates
 

@@ -43,9 +43,9 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from tournaments.config import parse_text  # noqa: E402
+from tournaments.file.config import parse_text  # noqa: E402
+from tournaments.results.standings import compute_standings, mean_interval  # noqa: E402
 from tournaments.runner import TournamentRunner  # noqa: E402
-from tournaments.standings import compute_standings, mean_interval  # noqa: E402
 
 TIMED = ROOT / "benchmarks" / "timed_bot.py"
 TESTBOT = ROOT / "tests" / "support" / "testbot.py"

@@ -31,10 +31,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from tournaments.config import parse_text  # noqa: E402
-from tournaments.executor import Executor, LocalExecutor  # noqa: E402
+from tournaments.executors.local import Executor, LocalExecutor  # noqa: E402
+from tournaments.executors.workers import WorkerExecutor  # noqa: E402
+from tournaments.file.config import parse_text  # noqa: E402
 from tournaments.runner import TournamentRunner  # noqa: E402
-from tournaments.workers import WorkerExecutor  # noqa: E402
 
 CPP = ROOT / "sample_bots" / "cpp" / "out"
 MODES = ("in-process", "1 worker", "2 workers")

@@ -1,7 +1,7 @@
 """The ``ginref`` command line: the only module that imports click.
 
 Each command parses its arguments, calls the library, formats the result with the pure
-functions of :mod:`tournaments.report` and prints it. Errors raised on purpose by ginref
+functions of :mod:`tournaments.outputs.console` and prints it. Errors raised on purpose by ginref
 (:class:`referee.errors.GinRefError`) and usage errors are printed plainly with a non-zero exit
 status, never as a traceback.
 """
@@ -35,8 +35,8 @@ from referee.bots.sandbox import SandboxSettings
 from referee.bots.spec import BotSpec
 from referee.engine.rules import PROFILES, parse_assignments
 from referee.errors import GinRefError
-from referee.options import RefereeOptions
-from tournaments.report import format_match_outcome, format_not_started
+from referee.settings import RefereeOptions
+from tournaments.outputs.console import format_match_outcome, format_not_started
 
 _MAX_SEED = 2**64 - 1
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import click
 
 from referee.errors import GinRefError
-from tournaments.deals import deals_text, load_deals, make_seeds
+from tournaments.file.deals import deals_text, load_deals, make_seeds
 
 
 @click.group("deals")

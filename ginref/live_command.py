@@ -1,6 +1,6 @@
 """``ginref live DIR``: a read-only web page of a tournament as it is played.
 
-A thin command over :class:`tournaments.spectators.LiveView`: it serves the page until Ctrl-C
+A thin command over :class:`tournaments.live.server.LiveView`: it serves the page until Ctrl-C
 (or SIGTERM). The tournament may be run by another process (``ginref tournament``), before,
 during or after this one.
 """
@@ -17,7 +17,7 @@ import click
 
 from referee.errors import GinRefError
 from replays.spectate import Spectator
-from tournaments.spectators import DEFAULT_PORT, LiveView
+from tournaments.live.server import DEFAULT_PORT, LiveView
 
 
 def live_view(

@@ -15,9 +15,9 @@ from referee.bots.confine import Confinement
 from referee.bots.spec import BotSpec
 from referee.engine.rules import Rules, parse_assignments
 from referee.errors import ConfigError
-from referee.options import RefereeOptions
 from referee.results import MatchOutcome
 from referee.series import run_match, run_series_async
+from referee.settings import RefereeOptions
 
 
 def match_rules(profile: str, assignments: Sequence[str], bots: int) -> Rules:

@@ -16,7 +16,7 @@ from referee.bots.confine import Confinement
 from referee.bots.limits import LIMIT_KEYS
 from referee.bots.sandbox import SANDBOX_MODES, SandboxSettings
 from referee.bots.spec import BotSpec
-from referee.options import (
+from referee.settings import (
     DEFAULT_BANK,
     DEFAULT_CONNECT_TIMEOUT,
     DEFAULT_MOVE_TIME,
@@ -173,5 +173,7 @@ def check_executor(executor: str, address: str | None, workers: int | None = Non
     if address is not None and executor != "ray":
         raise click.UsageError("--address is for --executor ray")
     if workers is not None and executor == "ray":
-        raise click.UsageError("--workers is for local matches: with --executor ray, -j jobs "
-                               "run over the cluster's CPUs")
+        raise click.UsageError(
+            "--workers is for local matches: with --executor ray, -j jobs "
+            "run over the cluster's CPUs"
+        )

@@ -9,8 +9,8 @@ import click
 
 from ginref.options import report_width
 from referee.errors import GinRefError
-from tournaments.league import format_league, league, league_json
-from tournaments.standings import standings_csv
+from tournaments.results.league import format_league, league, league_json
+from tournaments.results.standings import standings_csv
 
 
 @click.command("ratings")

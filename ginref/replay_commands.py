@@ -25,7 +25,7 @@ from replays.position import (
 )
 from replays.verify import check_file, difference_warning, find_logs, format_check
 from replays.view import Style, can_print, format_replay
-from tournaments.audit import audit_report, is_tournament
+from tournaments.journal.audit import audit_report, is_tournament
 
 
 @click.command("replay")

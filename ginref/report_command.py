@@ -3,7 +3,7 @@
 :func:`write_report` is also what ``ginref tournament`` runs at the end of every run. It reads
 the journal (read only, so it works while a tournament runs), writes each match's replay page
 into ``DIR/replays/`` (a page newer than its log is kept: a run that resumes redraws only the new
-matches) and ``DIR/report.html`` (:mod:`tournaments.html_report`).
+matches) and ``DIR/report.html`` (:mod:`tournaments.outputs.web_page`).
 """
 
 from __future__ import annotations
@@ -17,10 +17,10 @@ import click
 from referee.errors import GinRefError
 from replays.group_timeline import load_any_replay
 from replays.html import render_html
-from tournaments.html_report import REPLAYS_DIR, REPORT_FILE, render_report
-from tournaments.journal import JOURNAL_FILE, open_journal
-from tournaments.records import MatchRecord
-from tournaments.standings import journal_standings
+from tournaments.journal.records import MatchRecord
+from tournaments.journal.store import JOURNAL_FILE, open_journal
+from tournaments.outputs.web_page import REPLAYS_DIR, REPORT_FILE, render_report
+from tournaments.results.standings import journal_standings
 
 
 def _write(path: Path, text: str) -> None:

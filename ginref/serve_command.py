@@ -1,6 +1,6 @@
 """``ginref serve``: a tournament whose remote bots connect over TLS, and ``ginref tokens``.
 
-``serve`` is ``ginref tournament`` on a hosted referee (:class:`~tournaments.hosted.
+``serve`` is ``ginref tournament`` on a hosted referee (:class:`~tournaments.executors.hosted.
 HostedExecutor`): the same file, journal, resume and standings, and exit statuses; bots marked
 ``remote = true`` connect with their tokens to the ``[serve]`` address instead of being started.
 """
@@ -18,9 +18,9 @@ from ginref.options import concurrency_option, confine, progress_options, refere
 from ginref.tournament_command import play_and_report
 from referee.bots.confine import Confinement
 from referee.errors import ConfigError, GinRefError
-from tournaments.config import load_file
-from tournaments.executor import Executor
-from tournaments.hosted import HostedExecutor
+from tournaments.executors.hosted import HostedExecutor
+from tournaments.executors.local import Executor
+from tournaments.file.config import load_file
 from tournaments.runner import TournamentRunner
 from tournaments.tokens import TokenCheck, TokenStore
 

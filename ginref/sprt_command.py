@@ -18,11 +18,11 @@ from referee.bots.limits import Limits
 from referee.bots.sandbox import SandboxSettings
 from referee.engine.rules import PROFILES, Rules, parse_assignments
 from referee.errors import ConfigError, GinRefError, RulesError
-from referee.options import DEFAULT_EXIT_GRACE, DEFAULT_KILL_GRACE
-from tournaments.bot_config import BotEntry
-from tournaments.config import PROCESSES, TournamentConfig
-from tournaments.deals import load_deals
-from tournaments.sprt import DEFAULT_MAX_MATCHES, MODELS, SprtSettings
+from referee.settings import DEFAULT_EXIT_GRACE, DEFAULT_KILL_GRACE
+from tournaments.file.bots import BotEntry
+from tournaments.file.config import PROCESSES, TournamentConfig
+from tournaments.file.deals import load_deals
+from tournaments.results.sprt import DEFAULT_MAX_MATCHES, MODELS, SprtSettings
 
 _NAME = re.compile(r"^[A-Za-z0-9_-]{1,40}$")
 Overrides = tuple[tuple[str, object], ...]

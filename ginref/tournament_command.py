@@ -32,27 +32,27 @@ from ginref.report_command import write_report
 from referee.bots.confine import Confinement
 from referee.engine.rules import PROFILES
 from referee.errors import GinRefError
-from tournaments.config import FORMATS, PROCESSES, TournamentConfig, load_default, load_file
-from tournaments.deals import load_deals
-from tournaments.executor import Executor
-from tournaments.live import Interrupts, run_live
-from tournaments.ray_executor import RayExecutor
-from tournaments.report import (
+from tournaments.executors.cluster import RayExecutor
+from tournaments.executors.local import Executor
+from tournaments.file.config import FORMATS, PROCESSES, TournamentConfig, load_default, load_file
+from tournaments.file.deals import load_deals
+from tournaments.live.progress import Interrupts, run_live
+from tournaments.outputs.console import (
     format_not_connected,
     format_run_result,
     format_standings,
 )
-from tournaments.runner import BotCheckError, RunResult, RunStopped, TournamentRunner
-from tournaments.sprt_run import format_report as format_sprt
-from tournaments.sprt_run import journal_report, load_sprt
-from tournaments.sprt_run import write_report as write_sprt
-from tournaments.standings import (
+from tournaments.results.standings import (
     journal_standings,
     load_standings,
     standings_csv,
     standings_json,
     write_standings,
 )
+from tournaments.runner import BotCheckError, RunResult, RunStopped, TournamentRunner
+from tournaments.sprt_run import format_report as format_sprt
+from tournaments.sprt_run import journal_report, load_sprt
+from tournaments.sprt_run import write_report as write_sprt
 
 EXIT_NOT_CONNECTED = 3
 EXIT_INTERRUPTED = 130

@@ -98,7 +98,7 @@ def timeout_fault(seat: int, request_id: int, think: float, options: Clocked) ->
 
 
 class Clocked(Protocol):
-    """A match's time control (:class:`referee.options.RefereeOptions` has one)."""
+    """A match's time control (:class:`referee.settings.RefereeOptions` has one)."""
 
     @property
     def move_time(self) -> float:

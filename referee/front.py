@@ -211,9 +211,7 @@ class Front:
             self._evict(busiest[0], "over the pending connections in all")
         if conn.closed:
             return
-        conn.deadline = asyncio.get_running_loop().call_later(
-            self.hello_timeout, self._late, conn
-        )
+        conn.deadline = asyncio.get_running_loop().call_later(self.hello_timeout, self._late, conn)
         asyncio.get_running_loop().create_task(self._dial(conn))
 
     async def _dial(self, conn: Connection) -> None:

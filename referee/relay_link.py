@@ -296,4 +296,3 @@ class SeatRelay:
                 await process.wait()
         if self._transport is not None:
             self._transport.close()
-

@@ -34,10 +34,10 @@ from referee.errors import ConfigError
 from referee.faults import CONDUCT_RULE, Fault, FaultKind
 from referee.link import Player, exited_callback
 from referee.lobby import Lobby, RemoteHandle, RemoteSeat
-from referee.options import RefereeOptions
 from referee.results import MatchOutcome, MatchPlan, SeriesOutcome
 from referee.server import RefereeServer, SeatTicket
 from referee.session import OnFinished, OnSend, Session
+from referee.settings import RefereeOptions
 from referee.transport import BotLink
 
 # Where the time a bot has to connect is set, named in the fault of a bot that took longer.

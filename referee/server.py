@@ -405,8 +405,7 @@ def _not_a_hello(first: Any) -> tuple[Any, str] | None:
     if isinstance(first, InvalidMessage):
         return (
             grpc.StatusCode.INVALID_ARGUMENT,
-            f"the first message on the stream must be a Hello, got {first.reason} "
-            f"({CONDUCT_RULE})",
+            f"the first message on the stream must be a Hello, got {first.reason} ({CONDUCT_RULE})",
         )
     if first is grpc.aio.EOF or first.WhichOneof("kind") != "hello":
         return (

@@ -60,7 +60,6 @@ from referee.errors import (
 from referee.faults import CONDUCT_RULE, Fault, FaultKind, timeout_fault
 from referee.inbox import Faulted, Waiter, read_message
 from referee.link import Clock, Player
-from referee.options import RefereeOptions
 from referee.replay_log import (
     ReplayLogWriter,
     decision_line,
@@ -81,6 +80,7 @@ from referee.seating import (
     seats_at,
     tables_of,
 )
+from referee.settings import RefereeOptions
 from referee.transport import wait_reply
 from referee.wire import ginrummy_pb2 as pb
 

@@ -65,15 +65,15 @@ GROUPS: dict[str, Group] = {
     ),
     "sandbox": Group(("referee/bots/sandbox.py",), ("tests/bots/test_sandbox_plan.py",)),
     "statistics": Group(
-        ("tournaments/sprt.py", "tournaments/ratings.py"),
+        ("tournaments/results/sprt.py", "tournaments/results/ratings.py"),
         ("tests/tournaments/test_sprt.py", "tests/tournaments/test_standings.py"),
     ),
     "spectator": Group(
-        ("replays/spectate.py", "tournaments/watch.py"),
+        ("replays/spectate.py", "tournaments/live/watch.py"),
         ("tests/replays/test_spectate.py", "tests/tournaments/test_spectators.py"),
     ),
     "journal": Group(
-        ("tournaments/journal.py", "tournaments/audit.py"),
+        ("tournaments/journal/store.py", "tournaments/journal/audit.py"),
         (
             "tests/tournaments/test_journal_damage.py",
             "tests/tournaments/test_audit.py",

@@ -132,12 +132,12 @@ def test_a_wrong_import_is_caught(tmp_path: Path) -> None:
     module = tmp_path / "m.py"
     module.write_text(
         "import grpc\nfrom referee.server import RefereeServer\n"
-        "def f():\n    from tournaments import journal\n"
+        "def f():\n    from tournaments.journal import store\n"
     )
     found = [target for _, target in imports_of(module, "referee.engine.m")]
-    assert {"grpc", "referee.server", "tournaments.journal"} <= set(found)
+    assert {"grpc", "referee.server", "tournaments.journal.store"} <= set(found)
     assert layer("referee.server") == "referee" and "referee" not in ALLOWED["engine"]
-    assert layer("tournaments.journal") not in ALLOWED["replays"]
+    assert layer("tournaments.journal.store") not in ALLOWED["replays"]
     assert layer("replays.verify") not in ALLOWED["tournaments"]
     assert layer("referee.bots.sandbox") == "bots" and "referee" not in ALLOWED["bots"]
     assert layer("ginref_rl.environment") == "rl" and "wire" not in ALLOWED["rl"]

@@ -11,7 +11,7 @@ or cuts (the matches in flight are cancelled, their bots stopped at once, their 
 
 Directory layout: ``journal.sqlite``, ``checks/<bot>.log`` (each bot's output during its
 check), ``logs/<x>.<y>/<job>/`` (replay logs and bot output), and the standings files written
-by :mod:`tournaments.standings`.
+by :mod:`tournaments.results.standings`.
 """
 
 from __future__ import annotations
@@ -24,16 +24,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from referee.bot_check import BotCheck
 from referee.bots.confine import Confinement
-from referee.check import BotCheck
 from referee.errors import GinRefError
-from tournaments.config import TournamentConfig
-from tournaments.executor import Executor, JobLost, LocalExecutor, cores
-from tournaments.journal import Journal, open_journal
-from tournaments.records import GONE, MatchRecord
+from tournaments.executors.local import Executor, JobLost, LocalExecutor, cores
+from tournaments.executors.workers import WorkerExecutor, default_workers
+from tournaments.file.config import TournamentConfig
+from tournaments.journal.records import GONE, MatchRecord
+from tournaments.journal.store import Journal, open_journal
 from tournaments.schedule import Job, MatchSpec, build_schedule, clash, deal_key, make_jobs
 from tournaments.sprt_run import CHUNK, SprtMonitor
-from tournaments.workers import WorkerExecutor, default_workers
 
 LOGS = "logs"
 # How often one match may be lost with the process playing it before the run gives up: a

@@ -35,7 +35,7 @@ from dataclasses import dataclass
 from referee.engine.group import GroupMatch
 from referee.engine.match import Match
 from referee.engine.rules import Rules
-from tournaments.config import TournamentConfig
+from tournaments.file.config import TournamentConfig
 from tournaments.teams import base_seating, groups, rotated
 
 _SEED_MASK = 2**63 - 1

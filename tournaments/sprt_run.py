@@ -5,8 +5,8 @@ pairs with the seats swapped (sharing a deal with ``duplicate``), and the runner
 order with the journal as ever; :class:`SprtMonitor` is fed every journaled match and tells the
 runner to stop once the test has decided. The test counts pairs (pentanomial) when the two
 matches of a pair share a deal, matches (trinomial) otherwise, in the schedule's order
-(:class:`~tournaments.sprt.SequentialTest`), so a run that resumes, or that played matches in
-another order, reaches the same decision on the same unit.
+(:class:`~tournaments.results.sprt.SequentialTest`), so a run that resumes, or that played matches
+in another order, reaches the same decision on the same unit.
 """
 
 from __future__ import annotations
@@ -18,11 +18,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from tournaments.config import TournamentConfig
-from tournaments.journal import Journal, open_journal
-from tournaments.records import MatchRecord
+from tournaments.file.config import TournamentConfig
+from tournaments.journal.records import MatchRecord
+from tournaments.journal.store import Journal, open_journal
+from tournaments.results.sprt import EloEstimate, SequentialTest, SprtSettings
 from tournaments.schedule import MatchSpec
-from tournaments.sprt import EloEstimate, SequentialTest, SprtSettings
 
 SPRT_JSON = "sprt.json"
 # With kept processes, a series is cut into jobs of this many matches (pairs kept whole), so

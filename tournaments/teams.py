@@ -19,7 +19,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from tournaments.toml_lines import Reader
+from tournaments.file.toml_lines import Reader
 
 _NAME = re.compile(r"^[A-Za-z0-9_-]{1,40}$")
 _TEAM_KEYS = ("name", "bots")

@@ -24,7 +24,7 @@ from referee.engine.outcomes import Event, KnockInfo, Phase
 from referee.engine.rules import Rules
 
 if TYPE_CHECKING:
-    from referee.engine.options import DiscardOptions
+    from referee.engine.legal import DiscardOptions
 
 
 class Hand:

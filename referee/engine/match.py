@@ -2,7 +2,7 @@
 
 :class:`Match` holds the whole truth: every hand's deck, both hands, the stock, the scores. Its
 :meth:`Match.legal_actions` and :meth:`Match.apply` are built from the same per-phase option sets
-(:mod:`referee.engine.options`), so they cannot disagree; :meth:`Match.apply` validates
+(:mod:`referee.engine.legal`), so they cannot disagree; :meth:`Match.apply` validates
 completely before it changes anything, so an :class:`~referee.errors.IllegalActionError` (which
 names the rule) leaves the state unchanged. What a seat may see is built by
 :func:`referee.engine.observation.observe` alone; how a hand is dealt is in
@@ -37,7 +37,7 @@ from referee.engine.cards import Card, card_str
 from referee.engine.deal import cut_cards, dealer_stream, hand_deck
 from referee.engine.errors import CardError, EngineError, IllegalActionError
 from referee.engine.hand import Hand
-from referee.engine.options import (
+from referee.engine.legal import (
     declared_arrangement,
     discard_options,
     discard_phase_actions,
@@ -292,9 +292,7 @@ class Match:
             raise IllegalActionError("R9.1", "the match is over")
         if phase is Phase.CHOOSE_DEALER:
             if not isinstance(action, ChooseDeal):
-                raise IllegalActionError(
-                    "R2.2", "the high cutter must choose to deal or not"
-                )
+                raise IllegalActionError("R2.2", "the high cutter must choose to deal or not")
             return lambda: self._choose_dealer(action.deal)
         if isinstance(action, ChooseDeal):
             raise IllegalActionError("R2.2", "the first dealer is already decided")
@@ -324,9 +322,7 @@ class Match:
                         "discarder may take it back only to knock, and no knock with it is legal",
                     )
                 return self._do_take
-            raise IllegalActionError(
-                "R4.1", "you must draw from the stock or the discard pile"
-            )
+            raise IllegalActionError("R4.1", "you must draw from the stock or the discard pile")
         if phase is Phase.WALL:
             return self._check_wall(action)
         if phase is Phase.DISCARD:
@@ -372,9 +368,7 @@ class Match:
                     "R5.9", "big gin: every one of the 11 cards must be in a meld"
                 )
             return lambda: self._do_big_gin(arrangement)
-        raise IllegalActionError(
-            "R4.2", "you hold 11 cards and must discard, knock or go gin"
-        )
+        raise IllegalActionError("R4.2", "you hold 11 cards and must discard, knock or go gin")
 
     def _check_wall(self, action: Action) -> _Plan:
         rules = self.rules
@@ -410,9 +404,7 @@ class Match:
     def _check_defender(self, action: Action) -> _Plan:
         h = self._hand
         if not isinstance(action, DefenderPlay):
-            raise IllegalActionError(
-                "R6.1", "the defender must declare melds and layoffs"
-            )
+            raise IllegalActionError("R6.1", "the defender must declare melds and layoffs")
         knock = h._knock
         assert knock is not None
         defender = 1 - knock.knocker

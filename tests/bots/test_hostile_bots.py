@@ -38,8 +38,8 @@ from tests.support.hostile_helpers import (
 )
 from tests.support.referee_helpers import FAST, TESTBOT, alive, assert_log_agrees, bot, of_type
 from tests.support.uids import HOSTILE_TESTS, own_uids
-from tournaments.journal import open_journal
-from tournaments.standings import load_standings
+from tournaments.journal.store import open_journal
+from tournaments.results.standings import load_standings
 
 pytestmark = pytest.mark.slow  # hostile bots as real processes
 

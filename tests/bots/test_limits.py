@@ -23,7 +23,7 @@ from referee.errors import ConfigError
 from referee.transport import InvalidMessage, parse_bot_message
 from referee.wire import ginrummy_pb2 as pb
 from tests.support.referee_helpers import alive
-from tournaments.config import TournamentFileError, parse_text
+from tournaments.file.config import TournamentFileError, parse_text
 
 BOTS = """
 [[bots]]

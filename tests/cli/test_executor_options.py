@@ -26,8 +26,15 @@ def test_ray_missing_says_how_to_install(tmp_path: Path, monkeypatch: pytest.Mon
     monkeypatch.setitem(sys.modules, "ray", None)  # import ray fails as when not installed
     result = CliRunner().invoke(
         main,
-        ["tournament", str(tournament(tmp_path)), "--out", str(tmp_path / "out"),
-         "--executor", "ray", "-q"],
+        [
+            "tournament",
+            str(tournament(tmp_path)),
+            "--out",
+            str(tmp_path / "out"),
+            "--executor",
+            "ray",
+            "-q",
+        ],
     )
     assert result.exit_code == 1
     assert result.output.strip().splitlines() == [
@@ -57,8 +64,17 @@ def test_workers_are_not_for_the_ray_executor(tmp_path: Path) -> None:
 def test_a_bad_address_form_is_one_line(tmp_path: Path) -> None:
     result = CliRunner().invoke(
         main,
-        ["tournament", str(tournament(tmp_path)), "--out", str(tmp_path / "out"),
-         "--executor", "ray", "--address", "nowhere", "-q"],
+        [
+            "tournament",
+            str(tournament(tmp_path)),
+            "--out",
+            str(tmp_path / "out"),
+            "--executor",
+            "ray",
+            "--address",
+            "nowhere",
+            "-q",
+        ],
     )
     assert result.exit_code == 1
     assert result.output.strip().splitlines() == [
@@ -67,7 +83,7 @@ def test_a_bad_address_form_is_one_line(tmp_path: Path) -> None:
 
 
 def test_the_command_line_does_not_load_ray() -> None:
-    code = "import sys, ginref.cli, tournaments.ray_executor; print('ray' in sys.modules)"
+    code = "import sys, ginref.cli, tournaments.executors.cluster; print('ray' in sys.modules)"
     out = subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=True
     )

@@ -9,7 +9,7 @@ from pathlib import Path
 from click.testing import CliRunner
 
 from ginref.cli import main
-from tournaments.journal import open_journal
+from tournaments.journal.store import open_journal
 
 
 def one_error_line(*args: str) -> str:

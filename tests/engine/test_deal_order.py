@@ -10,8 +10,8 @@ from referee.engine.deal import hand_deck
 from referee.engine.errors import RulesError
 from referee.engine.match import Match
 from referee.engine.rules import Rules
-from tournaments.bot_config import BotEntry
-from tournaments.config import TournamentConfig
+from tournaments.file.bots import BotEntry
+from tournaments.file.config import TournamentConfig
 
 
 def dealt(rules: Rules, seed: int, dealer: int) -> tuple[set[int], set[int], int | None]:

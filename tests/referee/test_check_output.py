@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from referee.check import TAIL_CHARS, output_tail
+from referee.bot_check import TAIL_CHARS, output_tail
 
 NODE = """node:internal/modules/cjs/loader:1228
   throw err;

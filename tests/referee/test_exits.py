@@ -19,9 +19,9 @@ from click.testing import CliRunner
 from ginref.cli import main
 from referee.engine.rules import Rules
 from referee.faults import FaultKind
-from referee.options import RefereeOptions
 from referee.replay_log import load_schema
 from referee.series import run_series
+from referee.settings import RefereeOptions
 from replays.verify import check_file
 from tests.support.referee_helpers import (
     FAST,

@@ -21,8 +21,8 @@ from referee.bots.spec import BotSpec
 from referee.engine.outcomes import Termination
 from referee.engine.rules import Rules
 from referee.faults import FaultKind
-from referee.options import RefereeOptions
 from referee.series import run_match
+from referee.settings import RefereeOptions
 from referee.wire import ginrummy_pb2 as pb
 from tests.support.referee_helpers import (
     FAST,

@@ -31,10 +31,10 @@ from hypothesis import strategies as st
 from referee.bots.spec import BotSpec
 from referee.convert import CARD_STRINGS
 from referee.engine.rules import Rules
-from referee.options import RefereeOptions
 from referee.results import SeriesOutcome
 from referee.series import run_series_async
 from referee.server import SERVICE_NAME, RefereeServer, SeatTicket
+from referee.settings import RefereeOptions
 from referee.wire import ginrummy_pb2 as pb
 from tests.support.referee_helpers import UNSANDBOXED, bot
 

@@ -13,9 +13,9 @@ import pytest
 from referee.bots.spec import BotSpec, bot_environment
 from referee.engine.outcomes import Termination
 from referee.engine.rules import PROFILES, Rules
-from referee.options import RefereeOptions
 from referee.replay_log import load_log, read_log
 from referee.series import run_series
+from referee.settings import RefereeOptions
 from replays.schema import schema_problem
 from replays.verify import check_file, check_log, format_check
 from tests.support.referee_helpers import (

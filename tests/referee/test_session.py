@@ -33,7 +33,6 @@ from referee.engine.rules import Rules
 from referee.errors import DisconnectedError
 from referee.faults import CONDUCT_RULE, Fault, FaultKind
 from referee.link import Player
-from referee.options import RefereeOptions
 from referee.results import MatchOutcome, MatchPlan, SeatInfo
 from referee.session import (
     CRASH_PROBE,
@@ -43,6 +42,7 @@ from referee.session import (
     OnSend,
     Session,
 )
+from referee.settings import RefereeOptions
 from referee.transport import InvalidMessage, parse_bot_message
 from referee.wire import ginrummy_pb2 as pb
 from tests.referee.fakes import (

@@ -21,9 +21,9 @@ from referee.bots.sandbox import SandboxSettings
 from referee.bots.spec import BotSpec
 from referee.engine.rules import Rules
 from referee.faults import FaultKind
-from referee.options import RefereeOptions
 from referee.results import MatchOutcome
 from referee.series import run_match
+from referee.settings import RefereeOptions
 from tests.support.referee_helpers import ROOT, bot, of_type
 from tests.support.sandbox_helpers import OPTIONS
 

@@ -63,7 +63,7 @@ from tests.support.language_bots import (
     reference_positions,
 )
 from tests.support.referee_helpers import assert_log_agrees
-from tournaments.config import load_file
+from tournaments.file.config import load_file
 
 pytestmark = pytest.mark.slow  # every language's bots as real processes
 

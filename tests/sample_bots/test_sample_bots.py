@@ -32,9 +32,9 @@ from referee.engine.observation import observe
 from referee.engine.outcomes import Termination
 from referee.engine.rules import PROFILES, Rules
 from referee.errors import RulesError
-from referee.options import RefereeOptions
 from referee.requests import decision_request_pb
 from referee.series import run_match
+from referee.settings import RefereeOptions
 from referee.wire import ginrummy_pb2 as pb
 from referee.wire import ginrummy_pb2_grpc as pb_grpc
 from sample_bots import greedy_bot, random_bot

@@ -38,11 +38,11 @@ from referee.engine.observation import observe_seat
 from referee.engine.outcomes import Termination
 from referee.engine.rules import Rules
 from referee.faults import FaultKind
-from referee.options import RefereeOptions
 from referee.requests import decision_request_pb
 from referee.results import MatchOutcome
 from referee.series import run_series_async
 from referee.server import RefereeServer
+from referee.settings import RefereeOptions
 from referee.tls import TlsFiles
 from referee.wire import ginrummy_pb2 as pb
 from referee.wire import ginrummy_pb2_grpc as pb_grpc

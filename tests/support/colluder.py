@@ -233,9 +233,7 @@ class Receiver:
 
     def watch_fanotify(self) -> None:
         for path in self.files:
-            fd = LIBC.syscall(
-                SYS["fanotify_init"], FAN_CLASS_NOTIF | FAN_REPORT_FID, os.O_RDONLY
-            )
+            fd = LIBC.syscall(SYS["fanotify_init"], FAN_CLASS_NOTIF | FAN_REPORT_FID, os.O_RDONLY)
             if fd < 0:
                 raise OSError(ctypes.get_errno(), errtext())
             mark = LIBC.syscall(

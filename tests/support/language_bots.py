@@ -23,9 +23,9 @@ from referee.engine.group import GroupMatch
 from referee.engine.match import Match
 from referee.engine.observation import observe_seat
 from referee.engine.rules import Rules
-from referee.options import RefereeOptions
 from referee.requests import decision_request_pb
 from referee.results import MatchOutcome
+from referee.settings import RefereeOptions
 from referee.wire import ginrummy_pb2 as pb
 from referee.wire import ginrummy_pb2_grpc as pb_grpc
 from sample_bots import greedy_bot, random_bot

@@ -16,8 +16,8 @@ from typing import Any
 from referee.engine.rules import Rules
 from tests.support.group_logs import LABELS, group_match_log, group_rules, two_player_log
 from tests.support.replay_helpers import lines_of
-from tournaments.journal import Journal, open_journal
-from tournaments.records import Forfeit, MatchRecord
+from tournaments.journal.records import Forfeit, MatchRecord
+from tournaments.journal.store import Journal, open_journal
 from tournaments.schedule import MatchSpec
 
 RULES = Rules.profile("standard", target=25)

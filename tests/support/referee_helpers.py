@@ -12,9 +12,9 @@ from referee.bots.spec import BotSpec
 from referee.engine.outcomes import Termination
 from referee.engine.rules import Rules
 from referee.faults import FaultKind
-from referee.options import RefereeOptions
 from referee.results import MatchOutcome
 from referee.series import run_match
+from referee.settings import RefereeOptions
 from replays.verify import check_file
 
 ROOT = Path(__file__).resolve().parents[2]

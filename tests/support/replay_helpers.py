@@ -17,10 +17,10 @@ from typing import Any
 from referee.bots.spec import BotSpec
 from referee.engine.cards import card_str
 from referee.engine.rules import PROFILES, Rules
-from referee.options import RefereeOptions
 from referee.results import MatchPlan
 from referee.series import run_match_async
 from referee.session import Session
+from referee.settings import RefereeOptions
 from tests.referee.fakes import FakeClock, ScriptedBot, fake_player, knock_or_random, run_on
 
 GREEDY = BotSpec((sys.executable, "-m", "sample_bots.greedy_bot"), "greedy_bot")
@@ -62,6 +62,7 @@ def play_logs(
     bots: tuple[BotSpec, BotSpec] = (GREEDY, RANDOM),
 ) -> dict[str, Path]:
     """Play greedy (seat 0) against random under each config, concurrently; name -> log path."""
+
     async def play_all() -> list[Path]:
         outcomes = await asyncio.gather(
             *(

@@ -26,14 +26,14 @@ from referee.bots.limits import Limits
 from referee.bots.sandbox import SandboxSettings
 from referee.bots.spec import BotSpec
 from referee.engine.rules import Rules
-from referee.options import RefereeOptions
 from referee.results import MatchOutcome
 from referee.series import run_match
+from referee.settings import RefereeOptions
 from tests.support.hostile_helpers import sandboxed_processes, told
 from tests.support.referee_helpers import ROOT, assert_log_agrees, bot
 from tests.support.uids import SANDBOX_TESTS, own_uids
-from tournaments.journal import open_journal
-from tournaments.records import MatchRecord
+from tournaments.journal.records import MatchRecord
+from tournaments.journal.store import open_journal
 
 ATTACKER = ROOT / "tests" / "support" / "attacker.py"
 # A uid range of these tests' own (and of this test process's own, tests/support/uids.py): no

@@ -7,7 +7,7 @@ import asyncio
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from referee.check import BotCheck
+from referee.bot_check import BotCheck
 from tests.tournaments.test_config import record
 from tournaments.schedule import Job, MatchSpec
 

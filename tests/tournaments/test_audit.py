@@ -19,8 +19,8 @@ import pytest
 from click.testing import CliRunner
 
 from ginref.cli import main
-from tournaments.journal import JOURNAL_FILE, open_journal
-from tournaments.records import MatchRecord
+from tournaments.journal.records import MatchRecord
+from tournaments.journal.store import JOURNAL_FILE, open_journal
 
 PLAYED = Path(__file__).resolve().parents[1] / "data" / "audit" / "tournament"
 

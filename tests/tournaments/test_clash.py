@@ -8,9 +8,9 @@ import asyncio
 from collections.abc import Sequence
 from pathlib import Path
 
-from referee.check import BotCheck
+from referee.bot_check import BotCheck
 from tests.tournaments.test_config import config_of, record
-from tournaments.executor import OnMatch
+from tournaments.executors.local import OnMatch
 from tournaments.runner import TournamentRunner
 from tournaments.schedule import Job, build_schedule, clash, make_jobs
 

@@ -10,16 +10,18 @@ import pytest
 
 from referee.engine.match import Match
 from referee.engine.rules import Rules
-from tournaments.config import (
+from tournaments.executors.local import LocalExecutor
+from tournaments.executors.workers import WorkerExecutor, default_workers
+from tournaments.file.config import (
     TournamentConfig,
     TournamentFileError,
     load_default,
     load_file,
     parse_text,
 )
-from tournaments.executor import LocalExecutor
-from tournaments.ratings import bradley_terry
-from tournaments.records import FaultRow, Forfeit, HandRow, MatchRecord
+from tournaments.journal.records import FaultRow, Forfeit, HandRow, MatchRecord
+from tournaments.results.ratings import bradley_terry
+from tournaments.results.standings import compute_standings, duplicate_pairings
 from tournaments.runner import make_executor
 from tournaments.schedule import (
     build_schedule,
@@ -28,8 +30,6 @@ from tournaments.schedule import (
     make_jobs,
     pairings,
 )
-from tournaments.standings import compute_standings, duplicate_pairings
-from tournaments.workers import WorkerExecutor, default_workers
 
 BOTS = """
 [[bots]]

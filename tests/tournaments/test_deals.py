@@ -9,10 +9,10 @@ import pytest
 from click.testing import CliRunner
 
 from ginref.cli import main
-from tournaments.config import TournamentConfig, load_file, parse_text
-from tournaments.deals import DealSetError, load_deals, make_seeds, parse_deals
+from tournaments.file.config import TournamentConfig, load_file, parse_text
+from tournaments.file.deals import DealSetError, load_deals, make_seeds, parse_deals
+from tournaments.file.toml_lines import TournamentFileError
 from tournaments.schedule import build_schedule, deal_key
-from tournaments.toml_lines import TournamentFileError
 
 BOTS = "".join(f'\n[[bots]]\nname = "{b}"\ncommand = "x"\n' for b in ("a", "b", "c"))
 

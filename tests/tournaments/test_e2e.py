@@ -16,16 +16,16 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 
-import tournaments.executor
+import tournaments.executors.local
 from ginref.cli import main
 from referee.results import MatchOutcome
 from referee.timeline import load_replay
 from replays.verify import check_file
 from tests.support.referee_helpers import TESTBOT, assert_log_agrees, of_type
-from tournaments.audit import said_by
-from tournaments.journal import open_journal
-from tournaments.records import MatchRecord, record_from_outcome
-from tournaments.standings import load_standings
+from tournaments.journal.audit import said_by
+from tournaments.journal.records import MatchRecord, record_from_outcome
+from tournaments.journal.store import open_journal
+from tournaments.results.standings import load_standings
 
 pytestmark = pytest.mark.slow  # real tournaments of real bot processes
 
@@ -329,7 +329,7 @@ def test_the_journal_records_the_referees_outcome_not_the_log_file(
         at_commit[outcome.match_id] = path.read_bytes()
         return record_from_outcome(outcome, *args, **kwargs)
 
-    monkeypatch.setattr(tournaments.executor, "record_from_outcome", rewrite_then_record)
+    monkeypatch.setattr(tournaments.executors.local, "record_from_outcome", rewrite_then_record)
     file = tournament_file(
         tmp_path, [("play", PLAY), ("once", ONCE), ("crash", LATE_CRASHER)], "matches = 1"
     )

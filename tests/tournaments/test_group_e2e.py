@@ -21,9 +21,9 @@ from ginref.cli import main
 from tests.support.referee_helpers import ROOT, TESTBOT
 from tests.tournaments.test_e2e import check_journal_matches_disk
 from tests.tournaments.test_kill import committed
-from tournaments.journal import JOURNAL_FILE, open_journal
+from tournaments.journal.store import JOURNAL_FILE, open_journal
+from tournaments.results.standings import load_standings
 from tournaments.schedule import MatchSpec
-from tournaments.standings import load_standings
 
 pytestmark = pytest.mark.slow  # real tournaments of real bot processes
 

@@ -15,7 +15,7 @@ from click.testing import CliRunner
 from ginref.cli import main
 from ginref.match_seats import match_rules
 from referee.errors import ConfigError, GinRefError
-from tournaments.config import TournamentConfig, TournamentFileError, parse_text
+from tournaments.file.config import TournamentConfig, TournamentFileError, parse_text
 from tournaments.schedule import (
     build_schedule,
     deal_key,

@@ -18,15 +18,20 @@ from referee.engine.melds import deadwood_by_discard
 from referee.engine.rules import Rules
 from referee.results import MatchOutcome, SeatInfo
 from tests.tournaments.test_config import record
-from tournaments.config import parse_text
-from tournaments.html_report import render_report
-from tournaments.journal import JOURNAL_FILE, SCHEMA_VERSION, JournalError, open_journal
-from tournaments.journal_rows import SCHEMA
-from tournaments.records import FaultRow, Forfeit, HandRow, MatchRecord, record_from_outcome
-from tournaments.report import format_standings, match_summary
+from tournaments.file.config import parse_text
+from tournaments.journal.records import FaultRow, Forfeit, HandRow, MatchRecord, record_from_outcome
+from tournaments.journal.rows import SCHEMA
+from tournaments.journal.store import JOURNAL_FILE, SCHEMA_VERSION, JournalError, open_journal
+from tournaments.outputs.console import format_standings, match_summary
+from tournaments.outputs.web_page import render_report
+from tournaments.results.standings import (
+    compute_standings,
+    standings_json,
+    team_view,
+    write_standings,
+)
 from tournaments.runner import TournamentRunner
 from tournaments.schedule import MatchSpec
-from tournaments.standings import compute_standings, standings_json, team_view, write_standings
 from tournaments.teams import TeamEntry
 
 

@@ -18,16 +18,16 @@ from referee.convert import action_from_pb
 from referee.engine.actions import action_to_dict
 from referee.engine.rules import Rules
 from referee.lobby import Lobby, RemoteSeat
-from referee.options import RefereeOptions
 from referee.series import run_series_async
+from referee.settings import RefereeOptions
 from referee.transport import InvalidMessage, parse_bot_message
 from referee.wire import ginrummy_pb2 as pb
 from referee.wire import ginrummy_pb2_grpc as pb_grpc
 from tests.support.certs import Certificates, make_certificates
 from tests.support.referee_helpers import UNSANDBOXED, assert_log_agrees, of_type
-from tournaments.config import parse_text
-from tournaments.hosted import HostedExecutor
-from tournaments.serve_config import ServeSettings
+from tournaments.executors.hosted import HostedExecutor
+from tournaments.file.config import parse_text
+from tournaments.file.serve import ServeSettings
 from tournaments.tokens import TokenStore
 
 BOUND = 60.0  # seconds: far above what any step here needs

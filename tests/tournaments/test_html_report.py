@@ -14,9 +14,9 @@ from click.testing import CliRunner
 from ginref.cli import main
 from tests.support.browser import Browser
 from tests.support.referee_helpers import TESTBOT
-from tournaments.journal import open_journal
-from tournaments.records import MatchRecord
-from tournaments.standings import Standings, load_standings
+from tournaments.journal.records import MatchRecord
+from tournaments.journal.store import open_journal
+from tournaments.results.standings import Standings, load_standings
 
 pytestmark = pytest.mark.slow  # a real tournament of real bot processes, and a browser
 

@@ -14,9 +14,9 @@ from click.testing import CliRunner
 
 from ginref.cli import main
 from tests.tournaments.test_config import record
-from tournaments.config import parse_text
-from tournaments.journal import JOURNAL_FILE, JournalError, open_journal
-from tournaments.records import FaultRow
+from tournaments.file.config import parse_text
+from tournaments.journal.records import FaultRow
+from tournaments.journal.store import JOURNAL_FILE, JournalError, open_journal
 from tournaments.schedule import build_schedule, deal_key
 
 TOURNAMENT = """name = "t"

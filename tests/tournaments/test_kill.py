@@ -32,7 +32,7 @@ from click.testing import CliRunner
 from ginref.cli import main
 from tests.support.hostile_helpers import processes_with_env
 from tests.support.referee_helpers import ROOT, TESTBOT
-from tournaments.journal import JOURNAL_FILE, open_journal
+from tournaments.journal.store import JOURNAL_FILE, open_journal
 
 pytestmark = pytest.mark.slow  # a real tournament runner, killed and resumed
 

@@ -12,8 +12,8 @@ from click.testing import CliRunner
 
 from ginref.cli import main
 from tests.support.scripted import Scripted
-from tournaments.config import parse_text
-from tournaments.league import format_league, league
+from tournaments.file.config import parse_text
+from tournaments.results.league import format_league, league
 from tournaments.runner import TournamentRunner
 from tournaments.schedule import MatchSpec
 

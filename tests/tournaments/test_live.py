@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from tests.tournaments.test_config import record
-from tournaments.live import _run_with_lines
+from tournaments.live.progress import _run_with_lines
 from tournaments.runner import OnProgress, Progress, RunResult
 
 BOUND = 60.0  # seconds: far above what the stand-in needs

@@ -14,7 +14,7 @@ from replays.spectate import Spectator
 from tests.support.browser import Browser
 from tests.support.group_logs import LABELS
 from tests.support.live_tournament import Tournament, spec
-from tournaments.spectators import LiveView
+from tournaments.live.server import LiveView
 
 pytestmark = pytest.mark.slow  # a browser
 

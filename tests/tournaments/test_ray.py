@@ -27,7 +27,7 @@ import pytest
 
 from tests.support.hostile_helpers import processes_with_env
 from tests.support.referee_helpers import ROOT, TESTBOT, alive
-from tournaments.journal import JOURNAL_FILE, open_journal
+from tournaments.journal.store import JOURNAL_FILE, open_journal
 
 pytestmark = pytest.mark.slow  # a Ray cluster, real bots, real ginref processes
 
@@ -46,8 +46,16 @@ ENV = {k: v for k, v in os.environ.items() if not k.startswith("RAY_")} | RAY_EN
 # What differs between two runs of the same match: ids, clocks, the commitment's salt, the
 # bots' output file names (the match id), and the order in which the bots' Hellos arrived.
 LOG_VARYING = {"match_id", "created", "deal_commitment", "deal_salt", "think_ms", "output"}
-RECORD_VARYING = {"match_id", "log_path", "log_sha256", "log_bytes", "started", "elapsed_s",
-                  "startup_s", "think_ms"}
+RECORD_VARYING = {
+    "match_id",
+    "log_path",
+    "log_sha256",
+    "log_bytes",
+    "started",
+    "elapsed_s",
+    "startup_s",
+    "think_ms",
+}
 
 
 def free_port() -> int:
@@ -115,8 +123,16 @@ def cluster() -> Iterator[str]:
         shutil.rmtree(root, ignore_errors=True)
 
 
-def tournament(path: Path, *, matches: int, mark: str, keep: bool = False,
-               sandbox: str = "bwrap", second: str = "first", move_time: float = 10.0) -> Path:
+def tournament(
+    path: Path,
+    *,
+    matches: int,
+    mark: str,
+    keep: bool = False,
+    sandbox: str = "bwrap",
+    second: str = "first",
+    move_time: float = 10.0,
+) -> Path:
     file = path / "t.toml"
     text = f'name = "ray"\nseed = 11\nmatches = {matches}\n'
     text += f'processes = "{"keep" if keep else "fresh"}"\n'
@@ -132,7 +148,11 @@ def tournament(path: Path, *, matches: int, mark: str, keep: bool = False,
 
 def ginref(*args: str | Path, timeout: float = PATIENCE) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [*GINREF, *map(str, args)], capture_output=True, text=True, timeout=timeout, env=ENV,
+        [*GINREF, *map(str, args)],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        env=ENV,
         cwd=ROOT,
     )
 
@@ -214,8 +234,19 @@ def test_same_records_and_logs_as_local(cluster: str, tmp_path: Path) -> None:
     file = tournament(tmp_path, matches=4, mark=str(tmp_path), keep=True)
     local = ginref("tournament", file, "--out", tmp_path / "local", "-j", "2", "-q")
     assert local.returncode == 0, local.stderr
-    ray = ginref("tournament", file, "--out", tmp_path / "ray", "-j", "2", "-q",
-                 "--executor", "ray", "--address", cluster)
+    ray = ginref(
+        "tournament",
+        file,
+        "--out",
+        tmp_path / "ray",
+        "-j",
+        "2",
+        "-q",
+        "--executor",
+        "ray",
+        "--address",
+        cluster,
+    )
     assert ray.returncode == 0, ray.stderr
     assert records(tmp_path / "ray") == records(tmp_path / "local")
     assert len(records(tmp_path / "ray")) == 4
@@ -223,7 +254,8 @@ def test_same_records_and_logs_as_local(cluster: str, tmp_path: Path) -> None:
     assert_complete(tmp_path / "ray", file)
     # The checks' output came back too.
     assert sorted(p.name for p in (tmp_path / "ray" / "checks").iterdir()) == [
-        "play.log", "second.log"
+        "play.log",
+        "second.log",
     ]
     assert not processes_with_env(MARK, str(tmp_path))
 
@@ -231,14 +263,36 @@ def test_same_records_and_logs_as_local(cluster: str, tmp_path: Path) -> None:
 def test_a_killed_worker_loses_no_match(cluster: str, tmp_path: Path) -> None:
     # Kept processes, so a job is a series: its second match hangs (a bot that waits for the
     # kill), its first is delivered and must not be played again.
-    file = tournament(tmp_path, matches=4, mark=str(tmp_path), keep=True, sandbox="none",
-                      second="hang_once 2", move_time=600.0)
+    file = tournament(
+        tmp_path,
+        matches=4,
+        mark=str(tmp_path),
+        keep=True,
+        sandbox="none",
+        second="hang_once 2",
+        move_time=600.0,
+    )
     marker = tmp_path / "marker"
     out = tmp_path / "out"
     with subprocess.Popen(
-        [*GINREF, "tournament", str(file), "--out", str(out), "-j", "1", "-q",
-         "--executor", "ray", "--address", cluster],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=ROOT, env=ENV,
+        [
+            *GINREF,
+            "tournament",
+            str(file),
+            "--out",
+            str(out),
+            "-j",
+            "1",
+            "-q",
+            "--executor",
+            "ray",
+            "--address",
+            cluster,
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        cwd=ROOT,
+        env=ENV,
     ) as run:
         wait_for("hanging bot", lambda: marker.exists() and marker.read_text(), run)
         bot = int(marker.read_text())
@@ -272,10 +326,23 @@ def ray_worker_of(pid: int) -> int:
 def test_resume_after_the_driver_is_killed(cluster: str, tmp_path: Path) -> None:
     file = tournament(tmp_path, matches=6, mark=str(tmp_path))
     out = tmp_path / "out"
-    command = [*GINREF, "tournament", str(file), "--out", str(out), "-j", "2", "-q",
-               "--executor", "ray", "--address", cluster]
-    with subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                          cwd=ROOT, env=ENV) as run:
+    command = [
+        *GINREF,
+        "tournament",
+        str(file),
+        "--out",
+        str(out),
+        "-j",
+        "2",
+        "-q",
+        "--executor",
+        "ray",
+        "--address",
+        cluster,
+    ]
+    with subprocess.Popen(
+        command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, cwd=ROOT, env=ENV
+    ) as run:
         wait_for("first match", lambda: len(journaled_keys(out)) >= 1, run)
         run.kill()
     first = journaled_keys(out)
@@ -296,8 +363,16 @@ def task_directories() -> list[Path]:
 
 def test_unreachable_address_is_one_line(tmp_path: Path) -> None:
     file = tournament(tmp_path, matches=2, mark=str(tmp_path))
-    run = ginref("tournament", file, "--out", tmp_path / "out", "--executor", "ray",
-                 "--address", f"127.0.0.1:{free_port()}")
+    run = ginref(
+        "tournament",
+        file,
+        "--out",
+        tmp_path / "out",
+        "--executor",
+        "ray",
+        "--address",
+        f"127.0.0.1:{free_port()}",
+    )
     assert run.returncode == 1
     lines = run.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("Error: --address 127.0.0.1:"), run.stderr

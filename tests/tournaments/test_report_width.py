@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from tests.tournaments.test_config import record
-from tournaments.report import format_standings, format_standings_table
+from tournaments.outputs.console import format_standings, format_standings_table
+from tournaments.results.standings import compute_standings
 from tournaments.runner import Progress
-from tournaments.standings import compute_standings
 
 NAMES = [f"bot-number-{i}-with-a-rather-long-name" for i in range(10)]
 

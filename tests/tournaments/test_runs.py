@@ -20,7 +20,7 @@ from typing import IO
 import pytest
 
 from tests.support.referee_helpers import ROOT, TESTBOT, alive
-from tournaments.journal import open_journal
+from tournaments.journal.store import open_journal
 
 pytestmark = pytest.mark.slow  # real tournaments of real bot processes
 

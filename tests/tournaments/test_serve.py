@@ -30,7 +30,7 @@ from click.testing import CliRunner
 from ginref.cli import main
 from tests.support.certs import Certificates, make_certificates
 from tests.support.referee_helpers import ROOT, TESTBOT
-from tournaments.journal import JOURNAL_FILE, open_journal
+from tournaments.journal.store import JOURNAL_FILE, open_journal
 
 pytestmark = pytest.mark.slow  # real referees and real bot processes
 

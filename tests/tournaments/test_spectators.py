@@ -1,5 +1,5 @@
-"""The live page's watch of a tournament directory (tournaments/watch.py) and its server
-(tournaments/spectators.py), on a journal and logs written here as a run writes them: logs
+"""The live page's watch of a tournament directory (tournaments/live/watch.py) and its server
+(tournaments/live/server.py), on a journal and logs written here as a run writes them: logs
 that grow line by line (half a line too), matches committed, runs started and ended, job
 directories set aside once their matches are over, a deal other matches still play, and clients
 that are slow, large or too many."""
@@ -23,14 +23,14 @@ from typing import Any
 
 import pytest
 
-import tournaments.watch as watch_module
+import tournaments.live.watch as watch_module
 from referee.errors import GinRefError
 from replays.spectate import Spectator, spectator_view
 from tests.support.group_logs import LABELS, two_player_log
 from tests.support.live_tournament import RULES, Tournament, spec
-from tournaments.records import Forfeit
-from tournaments.spectators import LiveView
-from tournaments.watch import (
+from tournaments.journal.records import Forfeit
+from tournaments.live.server import LiveView
+from tournaments.live.watch import (
     FRESH_S,
     SETTLED_S,
     STALL_S,

@@ -18,10 +18,9 @@ from click.testing import CliRunner
 from ginref.cli import main
 from ginref.sprt_command import paired_rules
 from tests.support.scripted import Scripted
-from tournaments.config import TournamentConfig, parse_text
-from tournaments.runner import TournamentRunner
-from tournaments.schedule import MatchSpec, build_schedule, deal_key, make_jobs
-from tournaments.sprt import (
+from tournaments.file.config import TournamentConfig, parse_text
+from tournaments.file.toml_lines import TournamentFileError
+from tournaments.results.sprt import (
     SequentialTest,
     SprtSettings,
     elo_to_score,
@@ -29,8 +28,9 @@ from tournaments.sprt import (
     llr,
     simulate,
 )
+from tournaments.runner import TournamentRunner
+from tournaments.schedule import MatchSpec, build_schedule, deal_key, make_jobs
 from tournaments.sprt_run import format_report, journal_report, report
-from tournaments.toml_lines import TournamentFileError
 
 
 def tri(wins: int, losses: int, draws: int) -> list[int]:

@@ -12,8 +12,8 @@ from click.testing import CliRunner
 
 from ginref.cli import main
 from tests.support.referee_helpers import TESTBOT
-from tournaments.deals import load_deals
-from tournaments.journal import open_journal
+from tournaments.file.deals import load_deals
+from tournaments.journal.store import open_journal
 
 pytestmark = pytest.mark.slow  # real tests of real bot processes
 

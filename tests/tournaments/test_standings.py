@@ -9,10 +9,10 @@ import warnings
 import pytest
 
 from tests.tournaments.test_config import record
-from tournaments.config import load_default
-from tournaments.ratings import fit_ratings
-from tournaments.report import compare_intervals, format_standings
-from tournaments.standings import DuplicatePairing, compute_standings
+from tournaments.file.config import load_default
+from tournaments.outputs.console import compare_intervals, format_standings
+from tournaments.results.ratings import fit_ratings
+from tournaments.results.standings import DuplicatePairing, compute_standings
 
 
 def sweep_records() -> list:  # type: ignore[type-arg]

@@ -25,11 +25,11 @@ from ginref.cli import main
 from tests.support.hostile_helpers import processes_with_env, sandboxed_processes
 from tests.support.referee_helpers import ROOT, TESTBOT
 from tests.support.sandbox_helpers import SANDBOX
-from tournaments.config import load_file
-from tournaments.journal import open_journal
-from tournaments.records import MatchRecord
+from tournaments.executors.workers import WorkerExecutor
+from tournaments.file.config import load_file
+from tournaments.journal.records import MatchRecord
+from tournaments.journal.store import open_journal
 from tournaments.runner import RunResult, TournamentRunner
-from tournaments.workers import WorkerExecutor
 
 pytestmark = pytest.mark.slow  # tournaments played by real worker processes
 
@@ -253,7 +253,7 @@ def test_a_worker_that_cannot_start_is_one_line(tmp_path: Path) -> None:
     site.mkdir()
     (site / "sitecustomize.py").write_text(
         "import sys\n"
-        "if 'tournaments.worker_process' in sys.orig_argv:\n"
+        "if 'tournaments.executors.worker_process' in sys.orig_argv:\n"
         "    raise SystemExit('a broken worker')\n"
     )
     env = {**os.environ, "PYTHONPATH": str(site)}

@@ -1,9 +1,9 @@
 """A tournament over many machines: every job a Ray task, played there by the local executor.
 
-:class:`RayExecutor` is an :class:`~tournaments.executor.Executor` whose jobs run as Ray tasks
-on whichever node of a Ray cluster has a CPU free. The task (:func:`play_job`) plays the job
-exactly as a local run would: a :class:`~tournaments.executor.LocalExecutor` of its own (its own
-referee server, the bots started and confined there with the tournament's sandbox settings)
+:class:`RayExecutor` is an :class:`~tournaments.executors.local.Executor` whose jobs run as Ray
+tasks on whichever node of a Ray cluster has a CPU free. The task (:func:`play_job`) plays the job
+exactly as a local run would: a :class:`~tournaments.executors.local.LocalExecutor` of its own (its
+own referee server, the bots started and confined there with the tournament's sandbox settings)
 in a temporary directory laid out like the tournament's. It is a streaming generator: as each
 match ends it yields a :class:`Delivery`, the referee's record and the match's files as bytes
 (its replay log, the bots' output so far). The driver writes the files into the tournament's
@@ -37,12 +37,12 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from referee.bot_check import BotCheck
 from referee.bots.confine import Confinement
-from referee.check import BotCheck
 from referee.errors import ConfigError, GinRefError
-from tournaments.config import TournamentConfig
-from tournaments.executor import LocalExecutor, OnMatch, refuse_remote
-from tournaments.records import MatchRecord
+from tournaments.executors.local import LocalExecutor, OnMatch, refuse_remote
+from tournaments.file.config import TournamentConfig
+from tournaments.journal.records import MatchRecord
 from tournaments.schedule import Job, MatchSpec
 
 RAY_MISSING = "--executor ray needs Ray, which is not installed: install ginref[ray]"

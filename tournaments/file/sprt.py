@@ -6,8 +6,8 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
-from tournaments.sprt import MODELS, SprtSettings
-from tournaments.toml_lines import Reader
+from tournaments.file.toml_lines import Reader
+from tournaments.results.sprt import MODELS, SprtSettings
 
 SPRT_KEYS = ("elo0", "elo1", "alpha", "beta", "model", "max_matches")
 

@@ -23,9 +23,9 @@ from typing import Any
 from referee.bots.confine import Confinement
 from referee.bots.process import BotProcess
 from referee.bots.spec import BotSpec
-from referee.options import RefereeOptions
 from referee.series import CONNECT_TIMEOUT_OPTION, launch
 from referee.server import RefereeServer
+from referee.settings import RefereeOptions
 from referee.text import safe_text
 
 TAIL_LINES = 3  # of the bot's output, quoted in a failed check

@@ -7,13 +7,13 @@ import textwrap
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from referee.check import output_tail
+from referee.bot_check import output_tail
 from referee.engine.outcomes import HandOutcome, HandResult, Termination
 from referee.faults import Fault, FaultKind
 from referee.results import MatchOutcome
-from tournaments.records import MatchRecord
+from tournaments.journal.records import MatchRecord
+from tournaments.results.standings import BotStanding, DuplicatePairing, HeadToHead, Standings
 from tournaments.runner import Progress, RunResult
-from tournaments.standings import BotStanding, DuplicatePairing, HeadToHead, Standings
 
 _TERMINATION_TEXT = {
     Termination.TARGET: "target reached",

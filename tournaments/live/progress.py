@@ -29,8 +29,8 @@ from rich.table import Table
 from rich.text import Text
 
 from referee.bots.confine import Confinement
-from tournaments.executor import Executor
-from tournaments.report import format_duration, format_match_line, format_progress_line
+from tournaments.executors.local import Executor
+from tournaments.outputs.console import format_duration, format_match_line, format_progress_line
 from tournaments.runner import Progress, RunResult, TournamentRunner
 
 HEARTBEAT = 30.0  # seconds without a finished match before a plain progress line says so

@@ -3,11 +3,11 @@
 The scheduler hands an executor a :class:`~tournaments.schedule.Job` (one match, or a series
 of one pairing's matches with the same two bot processes) and a callback. The executor plays
 the matches in order and calls ``on_match`` with each finished match's
-:class:`~tournaments.records.MatchRecord` as soon as its replay log is complete; a false return
-asks it to stop the job after that match (the scheduler plays the rest as a new job). That is
+:class:`~tournaments.journal.records.MatchRecord` as soon as its replay log is complete; a false
+return asks it to stop the job after that match (the scheduler plays the rest as a new job). That is
 all the scheduler and the journal know about execution, so a distributed executor can take this
 one's place: it needs only to deliver each match's log and record, the record built from its
-referee's outcome (:func:`~tournaments.records.record_from_outcome`), not from the log.
+referee's outcome (:func:`~tournaments.journal.records.record_from_outcome`), not from the log.
 
 :class:`LocalExecutor` runs bots as local processes through the match runner
 (:mod:`referee.series`), all of a tournament's matches on one shared referee server.
@@ -21,15 +21,15 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Protocol
 
+from referee.bot_check import BotCheck, check_bots
 from referee.bots.confine import Confinement
-from referee.check import BotCheck, check_bots
 from referee.errors import ConfigError, GinRefError
 from referee.lobby import Lobby, RemoteSeat
 from referee.results import MatchOutcome, MatchPlan
 from referee.series import run_series_async
 from referee.server import RefereeServer
-from tournaments.config import TournamentConfig
-from tournaments.records import MatchRecord, record_from_outcome
+from tournaments.file.config import TournamentConfig
+from tournaments.journal.records import MatchRecord, record_from_outcome
 from tournaments.schedule import Job, MatchSpec
 
 # Called with each finished match; returns whether to go on with the job.

@@ -12,7 +12,7 @@ command line layer hands in (:func:`ginref.live_command.live_view` does)::
 
 :meth:`LiveView.start` opens the journal read only and reads the tournament once before it
 returns, then polls it every ``interval`` seconds on a thread of its own
-(:class:`tournaments.watch.TournamentWatch`: only what changed is read) while uvicorn, an
+(:class:`tournaments.live.watch.TournamentWatch`: only what changed is read) while uvicorn, an
 ASGI server made for the open network, answers on another (its own event loop: a connection
 costs no thread). Nothing here touches the referee,
 the runner or their files: it works for a tournament run by another process.
@@ -54,9 +54,9 @@ import uvicorn
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
 from referee.errors import GinRefError
-from tournaments.watch import NewFollower, TournamentWatch
+from tournaments.live.watch import NewFollower, TournamentWatch
 
-PAGE_FILE = "live-page.html"  # package data of ``tournaments``
+PAGE_FILE = "live-page.html"  # package data of ``tournaments.live``
 MAX_REQUEST = 16 << 10  # bytes of request line and headers
 DEFAULT_PORT = 8080
 MATCH_PATH = "/api/match/"
@@ -67,7 +67,7 @@ TOTAL_CONNECTIONS = 4096
 @cache
 def page() -> tuple[bytes, str]:
     """The page and its Content Security Policy (its own inline script and style, by hash)."""
-    text = resources.files("tournaments").joinpath(PAGE_FILE).read_text(encoding="utf-8")
+    text = resources.files("tournaments.live").joinpath(PAGE_FILE).read_text(encoding="utf-8")
     hashes = {}
     for tag in ("script", "style"):
         found = re.search(rf"<{tag}>(.*?)</{tag}>", text, re.DOTALL)

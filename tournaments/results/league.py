@@ -1,10 +1,10 @@
 """One rating list over several tournaments: a league that grows run by run (``ginref ratings``).
 
 Every journal's matches are read (read only, so a tournament may be running) and fitted
-together: the standings of :mod:`tournaments.standings` over all of them, Bradley–Terry Elo with
-95% intervals from :mod:`tournaments.ratings`, so a bot rated in one run and a bot rated in
-another are on one scale as soon as some bot links them. A bot is its name: the same name in two
-journals is one bot (a note says so when its command differs between them, e.g. a new version
+together: the standings of :mod:`tournaments.results.standings` over all of them, Bradley–Terry Elo
+with 95% intervals from :mod:`tournaments.results.ratings`, so a bot rated in one run and a bot
+rated in another are on one scale as soon as some bot links them. A bot is its name: the same name
+in two journals is one bot (a note says so when its command differs between them, e.g. a new version
 under an old name). The list is ranked by Elo, since bots that played different numbers of
 matches cannot be ranked by points.
 """
@@ -17,10 +17,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from tournaments.journal import JournalError, open_journal
-from tournaments.records import MatchRecord
-from tournaments.report import format_standings
-from tournaments.standings import Standings, compute_standings, standings_json
+from tournaments.journal.records import MatchRecord
+from tournaments.journal.store import JournalError, open_journal
+from tournaments.outputs.console import format_standings
+from tournaments.results.standings import Standings, compute_standings, standings_json
 
 
 @dataclass(frozen=True, slots=True)

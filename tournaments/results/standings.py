@@ -1,7 +1,7 @@
 """Standings from journaled matches: per-bot tallies, ratings with intervals, head to head, and
 duplicate pairs; written as CSV and JSON beside the journal.
 
-Ratings are Bradley–Terry on the Elo scale with 95% intervals (:mod:`tournaments.ratings`);
+Ratings are Bradley–Terry on the Elo scale with 95% intervals (:mod:`tournaments.results.ratings`);
 a drawn match (nobody won) counts half a win to each side.
 
 Duplicate deals: for each pairing, the two matches of each deal (same seed, seats swapped) are
@@ -27,9 +27,9 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from tournaments.journal import Journal, JournalError, open_journal
-from tournaments.ratings import fit_ratings
-from tournaments.records import MatchRecord
+from tournaments.journal.records import MatchRecord
+from tournaments.journal.store import Journal, JournalError, open_journal
+from tournaments.results.ratings import fit_ratings
 from tournaments.teams import TeamEntry
 
 STANDINGS_CSV = "standings.csv"

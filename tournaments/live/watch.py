@@ -1,6 +1,6 @@
 """A tournament directory watched as it is played, read only: what ``ginref live`` serves.
 
-:class:`TournamentWatch` opens the journal read only (:class:`~tournaments.journal.Journal`,
+:class:`TournamentWatch` opens the journal read only (:class:`~tournaments.journal.store.Journal`,
 ``read_only``) and follows the replay logs of the matches in progress under ``DIR/logs``. Each
 :meth:`~TournamentWatch.poll` costs little: the journal is read again only when another
 connection has committed (``PRAGMA data_version``), a directory of logs is listed again only
@@ -37,11 +37,11 @@ from typing import Any, Protocol
 
 from referee.errors import GinRefError
 from referee.replay_log import read_log
-from tournaments.journal import JOURNAL_FILE, EmptyJournalError, Journal, open_journal
-from tournaments.records import MatchRecord
+from tournaments.journal.records import MatchRecord
+from tournaments.journal.store import JOURNAL_FILE, EmptyJournalError, Journal, open_journal
+from tournaments.results.standings import Standings, bot_row, journal_standings
 from tournaments.runner import LOGS
 from tournaments.schedule import MatchSpec
-from tournaments.standings import Standings, bot_row, journal_standings
 
 RECENT = 12  # finished matches in the state, the latest first
 KEPT_VIEWS = 24  # finished matches whose last view stays available (TournamentWatch.match)

@@ -1,6 +1,6 @@
 """A hosted referee's executor: remote bots connect to it, local bots are started as usual.
 
-:class:`HostedExecutor` is the local executor (:class:`~tournaments.executor.LocalExecutor`:
+:class:`HostedExecutor` is the local executor (:class:`~tournaments.executors.local.LocalExecutor`:
 sandboxed local bots on the referee's own internal server) plus a public listener for remote
 bots: TLS on the ``[serve]`` address (plain text only on loopback), each Hello checked against
 the tournament's tokens (:class:`~tournaments.tokens.TokenCheck`), and the remote bots' streams
@@ -19,9 +19,9 @@ from pathlib import Path
 from referee.bots.confine import Confinement
 from referee.lobby import Lobby
 from referee.server import RefereeServer
-from tournaments.config import TournamentConfig
-from tournaments.executor import LocalExecutor
-from tournaments.serve_config import ServeSettings, split_address
+from tournaments.executors.local import LocalExecutor
+from tournaments.file.config import TournamentConfig
+from tournaments.file.serve import ServeSettings, split_address
 from tournaments.tokens import TokenCheck
 
 TOKEN_POLL = 1.0  # seconds between looks at the tokens file, to end a revoked bot's streams

@@ -1,12 +1,13 @@
-"""One worker process of :class:`~tournaments.workers.WorkerExecutor`: a referee of its own.
+"""One worker process of :class:`~tournaments.executors.workers.WorkerExecutor`: a referee of its
+own.
 
-The tournament's process starts ``python -m tournaments.worker_process <parent pid>`` with two
-pipes, stdin (orders) and stdout (reports), each a stream of frames: a 4-byte big-endian length,
-then a pickled tuple. Both ends are ginref itself, so pickle is safe here. The first order is
-``("init", config, root, sandbox settings, protected paths)``; the worker prepares its own
+The tournament's process starts ``python -m tournaments.executors.worker_process <parent pid>``
+with two pipes, stdin (orders) and stdout (reports), each a stream of frames: a 4-byte big-endian
+length, then a pickled tuple. Both ends are ginref itself, so pickle is safe here. The first order
+is ``("init", config, root, sandbox settings, protected paths)``; the worker prepares its own
 :class:`~referee.bots.confine.Confinement` from them (so its bots are confined exactly as the
-in-process executor confines them), starts a :class:`~tournaments.executor.LocalExecutor` (its
-own gRPC server) and reports ``("ready", pid, CPU seconds, the confinement's warnings)``.
+in-process executor confines them), starts a :class:`~tournaments.executors.local.LocalExecutor`
+(its own gRPC server) and reports ``("ready", pid, CPU seconds, the confinement's warnings)``.
 Then:
 
 ====================================  ===========================================================
@@ -44,8 +45,8 @@ from typing import Any
 
 from referee.bots.confine import Confinement
 from referee.errors import GinRefError
-from tournaments.executor import LocalExecutor
-from tournaments.records import GONE, MatchRecord
+from tournaments.executors.local import LocalExecutor
+from tournaments.journal.records import GONE, MatchRecord
 from tournaments.schedule import Job
 
 _HEADER = struct.Struct(">I")

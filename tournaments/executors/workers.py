@@ -1,16 +1,16 @@
 """The worker-process executor: a tournament's matches refereed on every core.
 
 Refereeing costs CPU at every decision, and one Python process uses one core, so
-:class:`WorkerExecutor` starts N worker processes (:mod:`tournaments.worker_process`), each a
-referee of its own (its own gRPC server and :class:`~tournaments.executor.LocalExecutor`,
-its own bots confined exactly as the in-process executor confines them), and spreads the
-jobs over them: each job goes to the worker with the fewest jobs, so ``-j`` stays the number
-of jobs at once. Logs are written by the workers straight into the tournament's directory;
-each finished match's record comes back here, where the runner journals it (one writer) and
-answers whether the job goes on.
+:class:`WorkerExecutor` starts N worker processes (:mod:`tournaments.executors.worker_process`),
+each a referee of its own (its own gRPC server and
+:class:`~tournaments.executors.local.LocalExecutor`, its own bots confined exactly as the
+in-process executor confines them), and spreads the jobs over them: each job goes to the worker
+with the fewest jobs, so ``-j`` stays the number of jobs at once. Logs are written by the workers
+straight into the tournament's directory; each finished match's record comes back here, where the
+runner journals it (one writer) and answers whether the job goes on.
 
 A worker that dies (SIGKILL, out of memory) loses only its jobs' matches in flight: their
-:meth:`WorkerExecutor.run` raises :class:`~tournaments.executor.JobLost`, the runner plays
+:meth:`WorkerExecutor.run` raises :class:`~tournaments.executors.local.JobLost`, the runner plays
 those matches again, and the next job that needs a worker starts a new one. A worker that
 cannot start, or reports a bug, is a :class:`WorkerError`.
 """
@@ -29,13 +29,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from referee.bot_check import BotCheck
 from referee.bots.confine import Confinement
-from referee.check import BotCheck
 from referee.errors import ConfigError, GinRefError
-from tournaments.config import TournamentConfig
-from tournaments.executor import JobLost, OnMatch, cores, refuse_remote
+from tournaments.executors.local import JobLost, OnMatch, cores, refuse_remote
+from tournaments.executors.worker_process import frame, read_frame
+from tournaments.file.config import TournamentConfig
 from tournaments.schedule import Job
-from tournaments.worker_process import frame, read_frame
 
 # Far above what a start needs (an interpreter, the sandbox's probe, a gRPC server: about a
 # second), so that only a worker that hangs reaches it.
@@ -140,7 +140,7 @@ class WorkerExecutor:
         process = await asyncio.create_subprocess_exec(
             sys.executable,
             "-m",
-            "tournaments.worker_process",
+            "tournaments.executors.worker_process",
             str(os.getpid()),
             stdin=asyncio.subprocess.PIPE,
             stdout=asyncio.subprocess.PIPE,

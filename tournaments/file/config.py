@@ -3,8 +3,8 @@
 A file declares the bots, the rules, the format, the master seed, concurrency, time controls,
 the fault policy and the bots' resource limits; the command line overrides any of them
 (:meth:`TournamentConfig.with_changes`).
-Every mistake is reported as :class:`~tournaments.toml_lines.TournamentFileError` naming the
-file, the line and the key (:mod:`tournaments.toml_lines`).
+Every mistake is reported as :class:`~tournaments.file.toml_lines.TournamentFileError` naming the
+file, the line and the key (:mod:`tournaments.file.toml_lines`).
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ from referee.engine.rules import (
     unknown_profile_message,
 )
 from referee.errors import ConfigError, GinRefError
-from referee.options import (
+from referee.settings import (
     DEFAULT_BANK,
     DEFAULT_CONNECT_TIMEOUT,
     DEFAULT_EXIT_GRACE,
@@ -37,11 +37,12 @@ from referee.options import (
     DEFAULT_RETRIES,
     RefereeOptions,
 )
-from tournaments.bot_config import BotEntry, parse_bot, parse_sandbox
-from tournaments.deals import DealSet, load_deals
-from tournaments.serve_config import ServeSettings, parse_serve
-from tournaments.sprt import SprtSettings
-from tournaments.sprt_config import parse_sprt
+from tournaments.file.bots import BotEntry, parse_bot, parse_sandbox
+from tournaments.file.deals import DealSet, load_deals
+from tournaments.file.serve import ServeSettings, parse_serve
+from tournaments.file.sprt import parse_sprt
+from tournaments.file.toml_lines import Reader, TournamentFileError
+from tournaments.results.sprt import SprtSettings
 from tournaments.teams import (
     TeamEntry,
     challenger_problem,
@@ -49,7 +50,6 @@ from tournaments.teams import (
     parse_teams,
     self_teams,
 )
-from tournaments.toml_lines import Reader, TournamentFileError
 
 FORMATS = ("round-robin", "double-round-robin", "gauntlet", "sprt")
 PROCESSES = ("fresh", "keep")

@@ -1,8 +1,8 @@
 """``ginref verify DIR`` for a tournament: the journal against its replay logs, and back.
 
 The journal holds what the referee saw of each match, and the SHA-256 of each log as the
-referee wrote it (:mod:`tournaments.records`). :func:`audit_tournament` checks, for every row:
-that its log is there, unchanged since the referee wrote it (size and hash), and says what the
+referee wrote it (:mod:`tournaments.journal.records`). :func:`audit_tournament` checks, for every
+row: that its log is there, unchanged since the referee wrote it (size and hash), and says what the
 row says (the timeline walk of :mod:`referee.timeline`: ids, seats, seed, result, hands,
 faults, decisions, places); that the seed is the schedule's; and that every finished log in the
 tournament's directory is one the journal holds. Each log's own re-adjudication, the deal's
@@ -24,8 +24,8 @@ from referee.engine.outcomes import HandResult, MatchResult
 from referee.errors import GinRefError
 from referee.text import safe_text
 from referee.timeline import load_replay
-from tournaments.journal import JOURNAL_FILE, open_journal
-from tournaments.records import FaultRow, Forfeit, MatchRecord, hand_row
+from tournaments.journal.records import FaultRow, Forfeit, MatchRecord, hand_row
+from tournaments.journal.store import JOURNAL_FILE, open_journal
 from tournaments.runner import LOGS
 
 # The fields of a journal row that its log also records.

@@ -19,7 +19,8 @@ from pathlib import Path
 from typing import Any, ParamSpec, TypeVar
 
 from referee.errors import ConfigError
-from tournaments.journal_rows import (
+from tournaments.journal.records import FaultRow, HandRow, MatchRecord
+from tournaments.journal.rows import (
     ADDED,
     ADDED_NAMES,
     MATCH_COLUMNS,
@@ -30,7 +31,6 @@ from tournaments.journal_rows import (
     record_of,
     schedule_row,
 )
-from tournaments.records import FaultRow, HandRow, MatchRecord
 from tournaments.schedule import MatchSpec
 
 P = ParamSpec("P")

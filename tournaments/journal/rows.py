@@ -2,7 +2,7 @@
 
 Version 1 had two seats a match; version 2 adds the ``teams`` table and, for three players and
 partnerships, the columns of :data:`ADDED` (NULL for two players), so a version 1 journal is
-upgraded in place by adding them (:mod:`tournaments.journal`). docs/tournaments.md has the
+upgraded in place by adding them (:mod:`tournaments.journal.store`). docs/tournaments.md has the
 tables.
 """
 
@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from tournaments.records import FaultRow, Forfeit, HandRow, MatchRecord
+from tournaments.journal.records import FaultRow, Forfeit, HandRow, MatchRecord
 from tournaments.schedule import MatchSpec
 
 SCHEMA = """

@@ -14,7 +14,7 @@ from typing import Any
 
 from referee.errors import ConfigError
 from referee.tls import TlsFiles, is_loopback
-from tournaments.toml_lines import Reader
+from tournaments.file.toml_lines import Reader
 
 DEFAULT_ADDRESS = "127.0.0.1:50051"
 DEFAULT_LIVE = "127.0.0.1:8080"

@@ -13,7 +13,7 @@ from typing import Any
 from referee.bots.sandbox import SANDBOX_MODES, TRANSPORTS, SandboxSettings, Transport
 from referee.bots.spec import BotSpec
 from referee.errors import ConfigError, GinRefError
-from tournaments.toml_lines import Reader
+from tournaments.file.toml_lines import Reader
 
 PYTHON_PLACEHOLDER = "{python}"
 _NAME = re.compile(r"^[A-Za-z0-9_-]{1,40}$")
@@ -54,7 +54,6 @@ class BotEntry:
         if self.remote:
             raise ConfigError(f"bot {self.name!r} is remote: it is not started by the referee")
         return BotSpec(self.command, self.name, self.cwd, self.env, self.dirs, self.transport)
-
 
 
 def parse_bot(r: Reader, item: dict[str, Any], i: int) -> BotEntry:
@@ -148,5 +147,3 @@ def parse_sandbox(r: Reader, table: dict[str, Any]) -> SandboxSettings:
         return settings.validate()
     except GinRefError as exc:
         raise r.error(path, str(exc)) from None
-
-

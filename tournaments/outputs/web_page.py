@@ -12,9 +12,9 @@ from __future__ import annotations
 import html
 from collections.abc import Mapping, Sequence
 
-from tournaments.records import MatchRecord
-from tournaments.report import MANY_PLAYERS_NOTE, elo_text, number_text
-from tournaments.standings import FAULT_KINDS, Standings
+from tournaments.journal.records import MatchRecord
+from tournaments.outputs.console import MANY_PLAYERS_NOTE, elo_text, number_text
+from tournaments.results.standings import FAULT_KINDS, Standings
 
 REPORT_FILE = "report.html"
 REPLAYS_DIR = "replays"  # the matches' replay pages, beside the report

@@ -1,0 +1,2 @@
+"""The journal that makes a run resumable, the records it keeps, and its audit against the replay
+logs."""

@@ -1,0 +1,1 @@
+"""A tournament written out: text for the terminal and one web page."""

@@ -1,0 +1,1 @@
+"""What the matches add up to: standings, ratings, leagues and the sequential test's statistics."""
