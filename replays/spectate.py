@@ -2,7 +2,7 @@
 
 :class:`Spectator` follows a replay log record by record (:meth:`Spectator.feed`) through the
 engine and answers :meth:`Spectator.view`, a JSON-able mapping; :func:`spectator_view` is the view
-of a whole prefix of records. ``ginref live`` (:mod:`tournaments.spectators`) serves these views.
+of a whole prefix of records. ``ginref live`` (:mod:`tournaments.live.server`) serves these views.
 
 What the view holds: the match id, the rules' profile, target and players, each seat's label and
 the name and version its bot said in its Hello (as :func:`referee.text.safe_text` makes them),
