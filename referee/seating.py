@@ -1,8 +1,8 @@
 """What three players and partnerships (§10) add to a match's messages: seats, tables, teams.
 
-A group match (:class:`~referee.engine.group.GroupMatch`) plays two-player hands, so a seat's
-hand messages are those of a two-player match in hand seats; these build the rest: who plays
-where in MatchStart, every seat's or team's scores, and the HandEnd of a hand or a round.
+Every match (:class:`~referee.engine.game.Game`) plays two-player hands at one table or two, so
+a seat's hand messages are those of a two-player hand in hand seats; these build the rest: who
+plays where in MatchStart, every seat's or team's scores, and the HandEnd of a hand or a round.
 """
 
 from __future__ import annotations
@@ -12,9 +12,8 @@ from typing import Any
 
 from referee.convert import hand_end_pb, hand_result_pb
 from referee.engine.cards import card_str
-from referee.engine.group import GroupMatch
+from referee.engine.game import Game
 from referee.engine.hand import Hand
-from referee.engine.match import Match
 from referee.engine.outcomes import HandResult, RoundResult
 from referee.faults import Fault
 from referee.requests import seat_scores_pb
@@ -35,23 +34,18 @@ def seat_in_match(
     start.partner = (seat + 2) % 4 if players == 4 else -1
 
 
-def match_scores(match: Match | GroupMatch) -> list[pb.SeatScore]:
+def match_scores(match: Game) -> list[pb.SeatScore]:
     """The running totals by seat: each its own, or with partnerships its team's."""
-    if isinstance(match, Match):
-        board = match.board
-        return seat_scores_pb(board.points, board.hands_won, board.extra_boxes)
-    teams = seat_scores_pb(match.scores, match.hands_won, match.extra_boxes)
-    if not match.teams:
-        return teams
-    return [teams[s % 2] for s in range(match.players)]
+    totals = seat_scores_pb(match.scores, match.hands_won, match.extra_boxes)
+    return [totals[match.team_of(s)] for s in range(match.players)]
 
 
 def hand_ends(
-    match: Match | GroupMatch, results: Sequence[HandResult]
+    match: Game, results: Sequence[HandResult]
 ) -> list[tuple[tuple[int, ...], HandResult, pb.RefereeMessage]]:
     """For each finished hand, the seats to tell (its players, and a three-player match's
     sitting-out seat) and its HandEnd."""
-    if isinstance(match, Match):
+    if match.players == 2:
         return [((0, 1), r, hand_end_pb(r, match_scores(match))) for r in results]
     round_result = match.round_results[-1] if match.teams else None
     return [
@@ -65,7 +59,7 @@ def hand_ends(
 
 
 def group_hand_end(
-    match: GroupMatch, result: HandResult, round_result: RoundResult | None
+    match: Game, result: HandResult, round_result: RoundResult | None
 ) -> pb.RefereeMessage:
     """The HandEnd of ``result``: its two players' scores by hand seat, and every seat's
     (three players) or team's and the round's (partnerships)."""
@@ -95,18 +89,14 @@ def group_hand_end(
     return message
 
 
-def tables_of(match: Match | GroupMatch) -> list[tuple[int, tuple[int, int], Hand]]:
+def tables_of(match: Game) -> list[tuple[int, tuple[int, int], Hand]]:
     """The hands in play: (table, match seats at hand seats 0 and 1, hand) for each table."""
-    if isinstance(match, Match):
-        return [] if match.hand is None else [(0, (0, 1), match.hand)]
     return [(t.number, t.seats, t.hand) for t in match.tables]
 
 
-def seats_at(match: Match | GroupMatch, hand: Hand) -> tuple[int, ...]:
+def seats_at(match: Game, hand: Hand) -> tuple[int, ...]:
     """The match seats playing ``hand``."""
-    if isinstance(match, Match):
-        return (0, 1)
-    return next(seats for _, seats, h in tables_of(match) if h is hand)
+    return next(t.seats for t in match.tables if t.hand is hand)
 
 
 def deal_dict(hand: Hand, seats: tuple[int, int], table: int, players: int) -> dict[str, Any]:
@@ -121,20 +111,17 @@ def deal_dict(hand: Hand, seats: tuple[int, int], table: int, players: int) -> d
     }
 
 
-def forfeit_match(match: Match | GroupMatch, faults: Sequence[Fault]) -> None:
+def forfeit_match(match: Game, faults: Sequence[Fault]) -> None:
     """End ``match`` on ``faults``, one per forfeiting seat, the first recorded first."""
     first = faults[0]
     if len(faults) == 1:
-        if isinstance(match, Match):
-            match.forfeit(first.seat, first.rule, first.reason)
-        else:
-            match.forfeit([first.seat], first.rule, first.reason)
+        match.forfeit([first.seat], first.rule, first.reason)
         return
     rules = ", ".join(dict.fromkeys(f.rule for f in faults))
     described = "; ".join(f.describe() for f in sorted(faults, key=lambda f: f.seat))
-    if isinstance(match, Match):
-        match.forfeit(None, rules, f"both seats forfeit: {described}")
-        return
     seats = sorted(f.seat for f in faults)
+    if match.players == 2:
+        match.forfeit(seats, rules, f"both seats forfeit: {described}")
+        return
     who = ", ".join(map(str, seats[:-1])) + f" and {seats[-1]}"
     match.forfeit(seats, rules, f"seats {who} forfeit: {described}")

@@ -45,9 +45,8 @@ from referee.convert import (
     showdown_event_pb,
 )
 from referee.engine.actions import Action, ChooseDeal, action_to_dict
-from referee.engine.group import GroupMatch
+from referee.engine.game import Game, new_game
 from referee.engine.hand import Hand
-from referee.engine.match import Match
 from referee.engine.observation import observe_seat
 from referee.engine.outcomes import HandResult, Phase
 from referee.engine.rules import Rules
@@ -149,9 +148,7 @@ class Session:
             for s in range(self.players)
         ]
         self._seat_of = {id(seat.conn): seat for seat in self.seats}
-        self.match: Match | GroupMatch = (
-            Match(rules, plan.seed) if self.players == 2 else GroupMatch(rules, plan.seed)
-        )
+        self.match: Game = new_game(rules, plan.seed)
         assert plan.seal is not None
         self._seal = plan.seal
         # The hand each seat's messages are about (None before the first deal, or sitting out).
@@ -521,8 +518,8 @@ class Session:
         """Log and announce finished hands: one, or a partnership round's two (R10.2)."""
         m = self.match
         for result in results:
-            self.log.write("hand_result", **hand_result_dict(result, isinstance(m, GroupMatch)))
-        if isinstance(m, GroupMatch) and m.teams:
+            self.log.write("hand_result", **hand_result_dict(result, m.players > 2))
+        if m.teams:
             self.log.write("round_result", **round_result_dict(m.round_results[-1]))
         for told, result, message in hand_ends(m, results):
             showdown = showdown_event_pb(result)

@@ -263,8 +263,11 @@ def build_timeline(log: ReplayLog) -> Timeline:
             if isinstance(forfeit, dict) and forfeit_seat_ok(forfeit.get("seat")):
                 after = match.copy()
                 # seat null: both seats forfeited.
+                seat = forfeit.get("seat")
                 after.forfeit(
-                    forfeit.get("seat"), str(forfeit.get("rule")), str(forfeit.get("reason"))
+                    (0, 1) if seat is None else (seat,),
+                    str(forfeit.get("rule")),
+                    str(forfeit.get("reason")),
                 )
                 timeline.steps.append(Step(number, record, hand_no, before, after))
                 match = after

@@ -262,8 +262,8 @@ class Spectator:
                 seats = forfeit_seats(forfeit, match.players)
                 if seats:
                     match.forfeit(seats, rule, "")
-            elif forfeit_seat_ok(forfeit.get("seat")):
-                match.forfeit(forfeit.get("seat"), rule, "")
+            elif forfeit_seat_ok(seat := forfeit.get("seat")):
+                match.forfeit((0, 1) if seat is None else (seat,), rule, "")
         if match.result is not None:
             self._outcome = self._result_view(match.result, kind)
 

@@ -5,7 +5,7 @@ I/O (tests/engine/test_purity.py imports and plays it in a fresh interpreter und
 hook). Everything else in ginref is an adapter around it. The public names are re-exported
 here and by :mod:`referee`::
 
-    from referee.engine import Match, Rules, parse_cards, min_deadwood
+    from referee.engine import new_game, Rules, parse_cards, min_deadwood
 
 They are loaded on first use, so that importing one module (``referee.engine.cards`` for a bot,
 say) does not pay for the whole engine.
@@ -39,6 +39,8 @@ if TYPE_CHECKING:
         IllegalActionError,
         RulesError,
     )
+    from referee.engine.game import Game, Table, new_game
+    from referee.engine.group import GroupMatch
     from referee.engine.match import Match
     from referee.engine.melds import (
         Arrangement,
@@ -76,6 +78,10 @@ _EXPORTS: dict[str, str] = {
     "GinRefError": "referee.engine.errors",
     "IllegalActionError": "referee.engine.errors",
     "RulesError": "referee.engine.errors",
+    "Game": "referee.engine.game",
+    "Table": "referee.engine.game",
+    "new_game": "referee.engine.game",
+    "GroupMatch": "referee.engine.group",
     "Match": "referee.engine.match",
     "Arrangement": "referee.engine.melds",
     "Meld": "referee.engine.melds",
@@ -117,7 +123,9 @@ __all__ = [
     "DrawDiscard",
     "DrawStock",
     "EngineError",
+    "Game",
     "GinRefError",
+    "GroupMatch",
     "HandOutcome",
     "HandResult",
     "IllegalActionError",
@@ -130,6 +138,7 @@ __all__ = [
     "Phase",
     "Rules",
     "RulesError",
+    "Table",
     "Termination",
     "action_from_dict",
     "action_to_dict",
@@ -140,6 +149,7 @@ __all__ = [
     "mask_of",
     "min_deadwood",
     "min_deadwood_after_discard",
+    "new_game",
     "parse_card",
     "parse_cards",
 ]

@@ -33,6 +33,7 @@ from referee.engine.actions import Action
 from referee.engine.cards import Card
 from referee.engine.deal import group_cut, group_first_dealer_draws, hand_deck
 from referee.engine.errors import EngineError, IllegalActionError
+from referee.engine.game import Table
 from referee.engine.hand import Hand
 from referee.engine.match import Match
 from referee.engine.outcomes import (
@@ -59,27 +60,6 @@ class _OneHand(Match):
 
 
 @dataclasses.dataclass(slots=True)
-class Table:
-    """One table: the hand in play there and the match seats at its hand seats 0 and 1."""
-
-    number: int
-    seats: tuple[int, int]
-    play: Match
-    result: HandResult | None = None  # once its hand is over
-
-    @property
-    def hand(self) -> Hand:
-        """The table's hand."""
-        hand = self.play.hand
-        assert hand is not None
-        return hand
-
-    def hand_seat(self, seat: int) -> int | None:
-        """``seat``'s hand seat at this table, or None if it does not play here."""
-        return self.seats.index(seat) if seat in self.seats else None
-
-
-@dataclasses.dataclass(slots=True)
 class _Tally:
     """Running score of the players (R10.1) or the teams (R10.2)."""
 
@@ -101,7 +81,7 @@ class _Tally:
 class GroupMatch:
     """A match of three players (R10.1) or two partnerships (R10.2) under ``rules``.
 
-    The same interface as :class:`~referee.engine.match.Match` where it makes sense: ``to_act``
+    A :class:`~referee.engine.game.Game`, like :class:`~referee.engine.match.Match`: ``to_act``
     is a match seat, ``hand`` the hand of the seat to act, and :meth:`apply` plays for it.
     ``decks`` gives explicit deck orders for the first deals (in dealing order: with
     partnerships, table 0 then table 1 in each round); ``first_dealer`` fixes the first dealer:

@@ -16,7 +16,7 @@ split and the outcome is the same.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 
 from referee.engine import layoffs as L
 from referee.engine import melds as M
@@ -36,6 +36,7 @@ from referee.engine.actions import (
 from referee.engine.cards import Card, card_str
 from referee.engine.deal import cut_cards, dealer_stream, hand_deck
 from referee.engine.errors import CardError, EngineError, IllegalActionError
+from referee.engine.game import Table
 from referee.engine.hand import Hand
 from referee.engine.legal import (
     declared_arrangement,
@@ -51,6 +52,7 @@ from referee.engine.outcomes import (
     KnockInfo,
     MatchResult,
     Phase,
+    RoundResult,
     Termination,
 )
 from referee.engine.rules import Rules
@@ -75,9 +77,15 @@ _DECLARE_DEAD = DeclareDead()
 class Match:
     """A match between seats 0 and 1 under ``rules``, every chance event derived from ``seed``.
 
-    ``decks`` (tests, replays) gives explicit deck orders for the first hands; later hands come
-    from the seed. ``first_dealer`` fixes the first dealer, bypassing R2.2.
+    A :class:`~referee.engine.game.Game` of one table. ``decks`` (tests, replays) gives
+    explicit deck orders for the first hands; later hands come from the seed.
+    ``first_dealer`` fixes the first dealer, bypassing R2.2.
     """
+
+    players = 2
+    teams = False
+    sitting_out = None
+    round_results: tuple[RoundResult, ...] = ()
 
     def __init__(
         self,
@@ -152,9 +160,37 @@ class Match:
         return self._board.points
 
     @property
+    def hands_won(self) -> tuple[int, int]:
+        """Hands won by each seat (R9.1; with Hollywood, in game 1)."""
+        return self._board.hands_won
+
+    @property
+    def extra_boxes(self) -> tuple[int, int]:
+        """Oklahoma extra boxes of each seat (R9.7)."""
+        return self._board.extra_boxes
+
+    @property
     def board(self) -> Scoreboard:
         """The games' running scores and settlements (read-only)."""
         return self._board
+
+    @property
+    def tables(self) -> tuple[Table, ...]:
+        """The one table, seats 0 and 1 at hand seats 0 and 1; none before the first deal."""
+        h = self._hand
+        if h is None:
+            return ()
+        last = self.hand_results[-1] if self.hand_results else None
+        return (Table(0, (0, 1), self, last if last and last.number == h.number else None),)
+
+    def table_of(self, seat: int) -> Table | None:
+        """The table ``seat`` plays at: the one table, once dealt."""
+        tables = self.tables
+        return tables[0] if tables and seat in (0, 1) else None
+
+    def team_of(self, seat: int) -> int:
+        """Each seat is its own side."""
+        return seat
 
     def copy(self) -> Match:
         """An independent deep copy (results and rules are immutable and shared)."""
@@ -267,13 +303,17 @@ class Match:
         plan = self._check(action)
         plan()
 
-    def forfeit(self, seat: int | None, rule: str, reason: str) -> None:
-        """End the match: ``seat`` forfeits (R11.5) and the other seat wins.
+    def forfeit(self, seats: Collection[int], rule: str, reason: str) -> None:
+        """End the match: ``seats`` forfeit (R11.5); when one does, the other seat wins.
 
-        ``seat=None`` means both seats are at fault (neither bot connected, say): no winner.
+        Both seats at fault (neither bot connected, say): no winner.
         """
         if self.result is not None:
             raise EngineError("the match is already over")
+        named = set(seats)
+        if not named or not named <= {0, 1}:
+            raise EngineError(f"a forfeit names seat 0, seat 1 or both, not {sorted(named)}")
+        seat = None if len(named) == 2 else min(named)
         self.result = MatchResult(
             Termination.FORFEIT,
             None if seat is None else 1 - seat,
@@ -281,6 +321,7 @@ class Match:
             forfeit_seat=seat,
             forfeit_rule=rule,
             forfeit_reason=reason,
+            forfeit_seats=tuple(sorted(named)),
         )
 
     # --- validation: one function per phase, returning the mutation to perform ---------------

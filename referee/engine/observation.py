@@ -13,7 +13,7 @@ from dataclasses import dataclass, replace
 from referee.engine.actions import Action
 from referee.engine.cards import Card, cards_of
 from referee.engine.errors import EngineError
-from referee.engine.group import GroupMatch
+from referee.engine.game import Game
 from referee.engine.hand import Hand
 from referee.engine.match import Match
 from referee.engine.outcomes import Event, HandResult, KnockInfo, Phase
@@ -169,7 +169,7 @@ def observe(match: Match, seat: int) -> Observation:
     )
 
 
-def observe_seat(match: Match | GroupMatch, seat: int) -> Observation:
+def observe_seat(match: Game, seat: int) -> Observation:
     """Match seat ``seat``'s observation of a match of any size (§10).
 
     In a group match a seat sees its own table's hand as a two-player hand, from its hand seat,

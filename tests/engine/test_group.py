@@ -441,10 +441,10 @@ def test_four_pagat_shutout_of_a_team() -> None:
 
 def test_two_players_places() -> None:
     m = Match(Rules.profile("standard"), 1)
-    m.forfeit(0, "R11.5", "timeout")
+    m.forfeit([0], "R11.5", "timeout")
     assert m.result is not None and m.result.placings() == (2, 1)
     both = Match(Rules.profile("standard"), 1)
-    both.forfeit(None, "R11.5", "no bot")
+    both.forfeit([0, 1], "R11.5", "no bot")
     assert both.result is not None and both.result.placings() == (1, 1)
     won = MatchResult(Termination.TARGET, 1, (40, 104))
     assert won.placings(2) == (2, 1)

@@ -106,7 +106,7 @@ def test_boxes_count_toward_target() -> None:
 
 def test_forfeit_ends_the_match_for_the_other_seat() -> None:
     m = Match(Rules.profile("standard"), seed=1)
-    m.forfeit(0, "R11.5", "crashed")
+    m.forfeit([0], "R11.5", "crashed")
     assert m.result is not None
     assert (m.result.winner, m.result.termination, m.result.forfeit_rule) == (
         1,

@@ -259,7 +259,7 @@ def test_a_forfeit_of_both_seats_has_no_winner_on_the_wire_and_in_the_log() -> N
     from referee.replay_log import match_result_dict
 
     match = Match(Rules.profile("standard"), 1)
-    match.forfeit(None, "R11.5", "both seats forfeit: ...")
+    match.forfeit([0, 1], "R11.5", "both seats forfeit: ...")
     result = match.result
     assert result is not None
     fault = Fault(1, FaultKind.CRASHED, "R11.5", "gone")
@@ -275,7 +275,7 @@ def test_a_forfeit_of_both_seats_has_no_winner_on_the_wire_and_in_the_log() -> N
         "reason": "both seats forfeit: ...",
     }
     one = Match(Rules.profile("standard"), 1)
-    one.forfeit(0, "R4.1", "illegal")
+    one.forfeit([0], "R4.1", "illegal")
     assert one.result is not None
     single = match_result_pb(one.result, [], 1, Fault(0, FaultKind.ILLEGAL_ACTION, "R4.1", "x"))
     assert (single.winner, single.forfeit.seat, single.forfeit.both_seats) == (1, 0, False)

@@ -226,7 +226,7 @@ def two_player_log(
                 reason="the bot has left", request_id=request[seat], retry=False, action=None,
                 think_ms=THINK_MS,
             )  # fmt: skip
-            match.forfeit(seat, CONDUCT_RULE, "the bot has left")
+            match.forfeit([seat], CONDUCT_RULE, "the bot has left")
             break
         phase = match.phase
         legal = match.legal_actions()
