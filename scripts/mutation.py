@@ -58,7 +58,7 @@ GROUPS: dict[str, Group] = {
         ),
     ),
     "clock": Group(
-        ("referee/inbox.py", "referee/session.py"),
+        ("referee/inbox.py", "referee/session.py", "referee/turn.py"),
         # The session's tests with scripted bots: the faults of real bot processes are timed
         # against deadlines that code slowed down by mutmut's bookkeeping would miss.
         ("tests/referee/test_session.py", "tests/referee/test_leak.py"),
