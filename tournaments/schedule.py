@@ -32,8 +32,7 @@ import secrets
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from referee.engine.group import GroupMatch
-from referee.engine.match import Match
+from referee.engine.game import new_game
 from referee.engine.rules import Rules
 from tournaments.file.config import TournamentConfig
 from tournaments.teams import base_seating, groups, rotated
@@ -118,16 +117,12 @@ def _candidate(key: bytes, deal: int, attempt: int) -> int:
 def first_decider(rules: Rules, seed: int) -> int:
     """The seat that deals first under ``rules`` and ``seed`` (or that chooses who deals);
     with partnerships, the side that deals first at table 0."""
-    if rules.players > 2:
-        group = GroupMatch(rules, seed)
-        if group.sitting_out is not None:
-            return group.sitting_out  # three players: the dealer sits out
-        return group.tables[0].hand.dealer
-    match = Match(rules, seed)
-    if match.chooser is not None:
-        return match.chooser
-    assert match.hand is not None  # no chooser: the first hand is dealt
-    return match.hand.dealer
+    game = new_game(rules, seed)
+    if game.chooser is not None:
+        return game.chooser
+    if game.sitting_out is not None:
+        return game.sitting_out  # three players: the dealer sits out
+    return game.tables[0].hand.dealer
 
 
 def deal_seed(key: bytes, deal: int, rules: Rules, seat: int) -> int:
