@@ -15,7 +15,6 @@ from referee.replay_log import truncation_warning
 from referee.timeline import Timeline
 from replays.ask import ask, position_at
 from replays.group_timeline import GroupTimeline, load_any_replay
-from replays.group_view import format_group_replay
 from replays.html import render_html
 from replays.position import (
     format_answer,
@@ -24,7 +23,8 @@ from replays.position import (
     group_position_at,
 )
 from replays.verify import check_file, difference_warning, find_logs, format_check
-from replays.view import Style, can_print, format_replay
+from replays.view import format_replay
+from replays.words import Style, can_print
 from tournaments.journal.audit import audit_report, is_tournament
 
 
@@ -145,12 +145,7 @@ def replay_command(
     else:
         if step:
             click.echo("(--step: any key for the next event, c to run to the end, q to quit)")
-        blocks = (
-            format_group_replay(timeline, style, seat=seat, hand=hand)
-            if isinstance(timeline, GroupTimeline)
-            else format_replay(timeline, style, seat=seat, hand=hand)
-        )
-        for block in blocks:
+        for block in format_replay(timeline, style, seat=seat, hand=hand):
             click.echo("\n".join(block), color=color)
             if step:
                 key = _read_key()

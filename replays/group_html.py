@@ -25,8 +25,9 @@ from referee.engine.observation import seen_events
 from referee.engine.outcomes import Event, HandResult
 from referee.timeline import collector_paused
 from replays.group_timeline import GroupStep, GroupTimeline
-from replays.group_view import format_group_header, format_group_step
-from replays.view import GUTTER, Style
+from replays.view import format_header as format_group_header
+from replays.view import format_step as format_group_step
+from replays.words import GUTTER, Style
 
 _TEXT = Style(symbols=True, color=False)
 _CODES = tuple(card_str(c) for c in range(52))

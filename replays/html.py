@@ -35,18 +35,11 @@ from referee.engine.hand import Hand
 from referee.engine.observation import seen_events
 from referee.engine.outcomes import Event, HandOutcome, HandResult
 from referee.timeline import Step, Timeline, collector_paused
-from replays.breakdown import result_lines
+from replays.breakdown import format_showdown, result_lines
 from replays.group_html import group_frame_changes
 from replays.group_timeline import GroupStep, GroupTimeline
-from replays.group_view import format_group_header
-from replays.view import (
-    GUTTER,
-    PLAIN,
-    Style,
-    format_header,
-    format_showdown,
-    format_step,
-)
+from replays.view import format_header, format_step
+from replays.words import GUTTER, PLAIN, Style
 
 _TEXT = Style(symbols=True, color=False)
 
@@ -351,7 +344,7 @@ def render_html(timeline: Timeline | GroupTimeline, *, hand: int | None = None) 
     group = isinstance(timeline, GroupTimeline)
     if isinstance(timeline, GroupTimeline):
         changes = group_frame_changes(timeline, lambda result: showdown_data(timeline, result))
-        head = format_group_header(timeline, PLAIN)
+        head = format_header(timeline, PLAIN)
     else:
         with collector_paused():  # the frames hold no cycles either
             changes = frame_changes(timeline)

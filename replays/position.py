@@ -16,7 +16,7 @@ from referee.errors import GinRefError
 from referee.timeline import Step, Timeline, request_observation
 from replays.ask import Answer
 from replays.group_timeline import GroupStep, GroupTimeline
-from replays.view import (
+from replays.words import (
     PLAIN,
     Style,
     action_text,

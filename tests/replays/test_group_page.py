@@ -17,7 +17,7 @@ from referee.engine.cards import card_str, cards_of, parse_card
 from replays.group_html import group_frame_changes, group_frames
 from replays.group_timeline import GroupTimeline, load_any_replay
 from replays.html import render_html, showdown_data
-from replays.view import Style, card_text
+from replays.words import Style, card_text
 from tests.support.group_logs import group_match_log, group_rules
 from tests.support.replay_helpers import (
     fake_match_log,

@@ -15,7 +15,7 @@ from click.testing import CliRunner
 
 from ginref.cli import main
 from referee.engine.cards import parse_card
-from replays.view import PLAIN, cards_text
+from replays.words import PLAIN, cards_text
 from tests.support.group_logs import group_match_log, group_rules
 from tests.support.replay_helpers import records_of
 

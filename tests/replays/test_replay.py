@@ -34,7 +34,8 @@ from referee.timeline import load_replay, request_observation, seat_observation
 from referee.wire import ginrummy_pb2 as pb
 from replays.ask import ask, position_at
 from replays.verify import check_file
-from replays.view import PLAIN, Style, card_text, cards_text, format_replay, legal_text
+from replays.view import format_replay
+from replays.words import PLAIN, Style, card_text, cards_text, legal_text
 from tests.support.referee_helpers import FAST, bot
 from tests.support.replay_helpers import (
     CONFIGS,

@@ -21,7 +21,7 @@ from ginref.cli import main
 from referee.engine.cards import card_str, cards_of, sort_key
 from referee.timeline import Step, Timeline, load_replay
 from replays.html import replay_frames
-from replays.view import Style, card_text
+from replays.words import Style, card_text
 from tests.support.browser import ARTIFACTS, CHROMIUM, HEADLESS, Browser
 from tests.support.replay_helpers import fake_match_log, play_logs
 
