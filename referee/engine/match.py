@@ -6,7 +6,8 @@
 completely before it changes anything, so an :class:`~referee.errors.IllegalActionError` (which
 names the rule) leaves the state unchanged. What a seat may see is built by
 :func:`referee.engine.observation.observe` alone; how a hand is dealt is in
-:mod:`referee.engine.hand`, and how it scores in :mod:`referee.engine.scoring`.
+:mod:`referee.engine.hand`, how each action is checked in :mod:`referee.engine.plans`, and how
+it scores in :mod:`referee.engine.scoring`.
 
 Two places take an action in two steps where docs/rules.md speaks of one atomic "take and knock"
 (R4.3 ``allowed_gra``, R7.3, R7.4): taking the card is legal only when a legal knock with it exists,
@@ -16,33 +17,28 @@ split and the outcome is the same.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Collection, Sequence
 
 from referee.engine import layoffs as L
 from referee.engine import melds as M
 from referee.engine.actions import (
     Action,
-    BigGin,
     ChooseDeal,
     DeclareDead,
     DefenderPlay,
     Discard,
     DrawDiscard,
     DrawStock,
-    Knock,
     Pass,
-    check_cards,
 )
-from referee.engine.cards import Card, card_str
+from referee.engine.cards import Card
 from referee.engine.deal import cut_cards, dealer_stream, hand_deck
-from referee.engine.errors import CardError, EngineError, IllegalActionError
+from referee.engine.errors import EngineError, IllegalActionError
 from referee.engine.game import Table
 from referee.engine.hand import Hand
 from referee.engine.legal import (
-    declared_arrangement,
     discard_options,
     discard_phase_actions,
-    knock_arrangement,
     may_take_discard,
 )
 from referee.engine.outcomes import (
@@ -55,6 +51,7 @@ from referee.engine.outcomes import (
     RoundResult,
     Termination,
 )
+from referee.engine.plans import plan_action
 from referee.engine.rules import Rules
 from referee.engine.scoring import (
     HandScore,
@@ -64,8 +61,6 @@ from referee.engine.scoring import (
     score_dead,
     score_showdown,
 )
-
-_Plan = Callable[[], None]
 
 _DISCARD_PHASE = Phase.DISCARD
 _DRAW_STOCK = DrawStock()
@@ -272,7 +267,7 @@ class Match:
     def is_legal(self, action: Action) -> bool:
         """Whether :meth:`apply` would accept ``action``."""
         try:
-            self._check(action)
+            plan_action(self, action)
         except IllegalActionError:
             return False
         return True
@@ -282,7 +277,7 @@ class Match:
 
         Nothing changes when the action is illegal.
         """
-        # Fast paths for the two commonest moves; each accepts only what _check would accept,
+        # Fast paths for the two commonest moves; each accepts only what plan_action would accept,
         # and anything else falls through to the full check (and its error message).
         if self.result is None and self._chooser is None:
             h = self._hand
@@ -300,7 +295,7 @@ class Match:
                 if not opts.forced_gin and card >= 0 and opts.discards >> card & 1:
                     self._do_discard(card)
                     return
-        plan = self._check(action)
+        plan = plan_action(self, action)
         plan()
 
     def forfeit(self, seats: Collection[int], rule: str, reason: str) -> None:
@@ -323,141 +318,6 @@ class Match:
             forfeit_reason=reason,
             forfeit_seats=tuple(sorted(named)),
         )
-
-    # --- validation: one function per phase, returning the mutation to perform ---------------
-
-    def _check(self, action: Action) -> _Plan:
-        check_cards(action)
-        phase = self.phase
-        if phase is Phase.MATCH_OVER:
-            raise IllegalActionError("R9.1", "the match is over")
-        if phase is Phase.CHOOSE_DEALER:
-            if not isinstance(action, ChooseDeal):
-                raise IllegalActionError("R2.2", "the high cutter must choose to deal or not")
-            return lambda: self._choose_dealer(action.deal)
-        if isinstance(action, ChooseDeal):
-            raise IllegalActionError("R2.2", "the first dealer is already decided")
-        h = self._hand
-        if phase is Phase.UPCARD_OFFER:
-            if isinstance(action, DrawDiscard):
-                return self._do_take
-            if isinstance(action, Pass):
-                return self._do_pass_offer
-            raise IllegalActionError(
-                "R3.1",
-                "during the upcard offer you may only take the upcard or pass",
-            )
-        if phase is Phase.DRAW:
-            if isinstance(action, DrawStock):
-                return self._do_draw_stock
-            if isinstance(action, DrawDiscard):
-                if h._stock_only:
-                    raise IllegalActionError(
-                        "R3.4",
-                        "both players passed the upcard: the non-dealer must draw from the stock",
-                    )
-                if not may_take_discard(self.rules, h):
-                    raise IllegalActionError(
-                        "R4.3",
-                        f"{card_str(h._pile[-1])} was discarded just after being taken; its first "
-                        "discarder may take it back only to knock, and no knock with it is legal",
-                    )
-                return self._do_take
-            raise IllegalActionError("R4.1", "you must draw from the stock or the discard pile")
-        if phase is Phase.WALL:
-            return self._check_wall(action)
-        if phase is Phase.DISCARD:
-            return self._check_discard(action)
-        if phase is Phase.DEFENDER:
-            return self._check_defender(action)
-        raise EngineError(f"unknown phase {phase}")
-
-    def _check_discard(self, action: Action) -> _Plan:
-        h = self._hand
-        seat = h._to_act
-        assert seat is not None
-        opts = discard_options(self.rules, h)
-        if isinstance(action, Discard):
-            card = action.card
-            if not h._hands[seat] >> card & 1:
-                raise IllegalActionError("R4.2", f"{card_str(card)} is not in your hand")
-            if h._must_knock:
-                raise IllegalActionError(
-                    "R7.3" if h.stock_size <= 2 else "R4.3",
-                    "you took this card on condition of knocking: you must knock now",
-                )
-            if opts.forced_gin:
-                raise IllegalActionError("R5.1", "force_gin: you can go gin, so you must")
-            if not opts.discards >> card & 1:
-                raise IllegalActionError(
-                    "R4.3",
-                    f"{card_str(card)} was just taken from the discard pile: "
-                    "it may not be discarded this turn",
-                )
-            return lambda: self._do_discard(card)
-        if isinstance(action, Knock):
-            arrangement = knock_arrangement(self.rules, h, action, opts)
-            return lambda: self._do_knock(action.card, arrangement)
-        if isinstance(action, BigGin):
-            if not opts.big_gin:
-                if self.rules.big_gin_bonus is None:
-                    raise IllegalActionError("R5.9", "big gin is not enabled in these rules")
-                raise IllegalActionError("R5.9", "big gin needs all 11 cards melded after drawing")
-            arrangement = declared_arrangement(h._hands[seat], action.melds, "R5.9")
-            if arrangement.deadwood:
-                raise IllegalActionError(
-                    "R5.9", "big gin: every one of the 11 cards must be in a meld"
-                )
-            return lambda: self._do_big_gin(arrangement)
-        raise IllegalActionError("R4.2", "you hold 11 cards and must discard, knock or go gin")
-
-    def _check_wall(self, action: Action) -> _Plan:
-        rules = self.rules
-        if rules.wall_rule == "rlcard":
-            if isinstance(action, DeclareDead):
-                return lambda: self._end_dead("declared_dead")
-            if isinstance(action, DrawDiscard):
-                if not may_take_discard(rules, self._hand):
-                    raise IllegalActionError(
-                        "R4.3",
-                        "the top discard was discarded just after being taken; its first "
-                        "discarder may take it back only to knock, and no knock with it is legal",
-                    )
-                return self._do_take
-            raise IllegalActionError(
-                "R7.5",
-                "with two stock cards left, take the discard or declare the hand dead",
-            )
-        if isinstance(action, Pass):
-            return lambda: self._end_dead("wall_pass")
-        if isinstance(action, DrawDiscard):
-            if not may_take_discard(rules, self._hand):
-                rule = "R7.4" if rules.wall_rule == "fiftieth_card_gamecolony" else "R7.3"
-                raise IllegalActionError(
-                    rule,
-                    "the last discard may be taken only to knock, and no knock with it is legal",
-                )
-            return self._do_take
-        raise IllegalActionError(
-            "R7.3", "the stock is down to two cards: take the discard to knock, or pass"
-        )
-
-    def _check_defender(self, action: Action) -> _Plan:
-        h = self._hand
-        if not isinstance(action, DefenderPlay):
-            raise IllegalActionError("R6.1", "the defender must declare melds and layoffs")
-        knock = h._knock
-        assert knock is not None
-        defender = 1 - knock.knocker
-        gin = knock.kind is not HandOutcome.KNOCK
-        try:
-            play = L.check_defender_play(
-                h._hands[defender], knock.arrangement.melds, action.melds, action.layoffs, not gin
-            )
-        except CardError as exc:
-            rule = "R6.3" if gin and action.layoffs else "R6.2"
-            raise IllegalActionError(rule, str(exc)) from None
-        return lambda: self._score(play)
 
     # --- mutations (only ever called after a successful check) --------------------------------
 
