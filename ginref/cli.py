@@ -18,27 +18,23 @@ import click
 from ginref.deals_command import deals_group
 from ginref.live_command import live_command
 from ginref.match_seats import match_rules, play_one
-from ginref.options import confine, referee_options
+from ginref.option_spec import Given, with_options
+from ginref.option_table import OUT, PROFILE, REFEREE, SEED, SET, TCP
 from ginref.ratings_command import ratings_command
 from ginref.replay_commands import replay_command, verify_command
 from ginref.report_command import report_command
 from ginref.rules_command import rules_command
 from ginref.serve_command import serve_command, tokens_group
+from ginref.shared import confine
 from ginref.sprt_command import sprt_command
 from ginref.tournament_command import (
     EXIT_NOT_CONNECTED,
     standings_command,
     tournament_command,
 )
-from referee.bots.limits import Limits
-from referee.bots.sandbox import SandboxSettings
 from referee.bots.spec import BotSpec
-from referee.engine.rules import PROFILES, parse_assignments
 from referee.errors import GinRefError
-from referee.settings import RefereeOptions
 from tournaments.outputs.console import format_match_outcome, format_not_started
-
-_MAX_SEED = 2**64 - 1
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -49,58 +45,8 @@ def main() -> None:
 
 @main.command("match")
 @click.argument("bots", nargs=-1, required=True, metavar="BOT_A BOT_B [BOT_C [BOT_D]]")
-@click.option(
-    "--profile",
-    "-p",
-    default="standard",
-    show_default=True,
-    help=f"Rule profile: {', '.join(PROFILES)}.",
-)
-@click.option(
-    "--set",
-    "assignments",
-    multiple=True,
-    metavar="NAME=VALUE",
-    help="Override a rule parameter of the profile (repeatable), e.g. --set target=150.",
-)
-@click.option(
-    "--seed",
-    type=click.IntRange(0, _MAX_SEED),
-    default=None,
-    help="Match seed (every deal derives from it). Default: a random one, printed.",
-)
-@click.option(
-    "--out",
-    "out_dir",
-    type=click.Path(file_okay=False),
-    default="ginref-logs",
-    show_default=True,
-    help="Directory for the replay log and the bots' output files.",
-)
-@click.option(
-    "--tcp",
-    "tcp_bots",
-    multiple=True,
-    type=click.Choice(["a", "b", "c", "d"]),
-    help="Bot A, B, C or D reaches the referee over TCP, through a forwarder in its sandbox: "
-    "for a gRPC library that cannot dial a Unix socket (Debian's grpc-java). Repeatable.",
-)
-@referee_options(tournament=False)
-def match_command(
-    bots: tuple[str, ...],
-    profile: str,
-    assignments: tuple[str, ...],
-    seed: int | None,
-    out_dir: str,
-    tcp_bots: tuple[str, ...],
-    move_time: float,
-    bank: float,
-    connect_timeout: float,
-    ponder: bool,
-    retries: int,
-    limit_items: tuple[str, ...],
-    sandbox: str | None,
-) -> None:
+@with_options("match", PROFILE, SET, SEED, OUT, TCP, *REFEREE)
+def match_command(bots: tuple[str, ...], given: Given) -> None:
     """Play one match between two bots (or three, or two partnerships of two) and print the
     result.
 
@@ -117,8 +63,9 @@ def match_command(
     if len(bots) > 4:
         raise click.UsageError(f"Got unexpected extra arguments ({' '.join(bots[4:])})")
     try:
-        rules = match_rules(profile, assignments, len(bots))
+        rules = match_rules(given.required(PROFILE), given[SET], len(bots))
         keys = "abcd"[: len(bots)]
+        tcp_bots = given[TCP]
         for key in tcp_bots:
             if key not in keys:
                 raise GinRefError(f"--tcp {key}: there is no bot {key.upper()} among {len(bots)}")
@@ -126,20 +73,14 @@ def match_command(
             dataclasses.replace(BotSpec.parse(text), transport="tcp" if key in tcp_bots else "unix")
             for key, text in zip(keys, bots, strict=True)
         )
-        options = RefereeOptions(
-            move_time=move_time,
-            bank=bank,
-            connect_timeout=connect_timeout,
-            ponder=ponder,
-            retries=retries,
-            limits=Limits().with_keys(parse_assignments(limit_items)),
-            sandbox=SandboxSettings(mode="none" if sandbox == "none" else "bwrap"),
-        ).validate()
+        options = given.referee_options()
+        seed = given[SEED]
         if seed is None:
             seed = secrets.randbelow(2**31)
-        confinement = confine(options.sandbox, [Path(out_dir)], specs)
+        out_dir = Path(given.required(OUT))
+        confinement = confine(options.sandbox, [out_dir], specs)
         try:
-            outcome = play_one(specs, rules, seed, Path(out_dir), options, confinement)
+            outcome = play_one(specs, rules, seed, out_dir, options, confinement)
         finally:
             confinement.close()
     except GinRefError as exc:

@@ -8,6 +8,8 @@ from pathlib import Path
 
 import click
 
+from ginref.option_spec import Given, with_options
+from ginref.option_table import FORCE, OUT, SEED
 from referee.errors import GinRefError
 from tournaments.file.deals import deals_text, load_deals, make_seeds
 
@@ -20,22 +22,10 @@ def deals_group() -> None:
 
 @deals_group.command("make")
 @click.argument("count", type=click.IntRange(1, 10_000_000))
-@click.option(
-    "--out",
-    "out_file",
-    required=True,
-    type=click.Path(dir_okay=False),
-    help="The file to write (not overwritten unless --force).",
-)
-@click.option(
-    "--seed",
-    type=click.IntRange(0, 2**63 - 1),
-    help="Derive the set from this seed (the same set every time). Default: random seeds.",
-)
-@click.option("--force", is_flag=True, help="Overwrite FILE if it exists.")
-def make_command(count: int, out_file: str, seed: int | None, force: bool) -> None:
+@with_options("deals make", OUT, SEED, FORCE)
+def make_command(count: int, given: Given) -> None:
     """Write a deal set of COUNT match seeds to FILE, one per line."""
-    path = Path(out_file)
+    path, seed, force = Path(given.required(OUT)), given[SEED], given[FORCE]
     made_with = f"ginref deals make {count}" + ("" if seed is None else f" --seed {seed}")
     text = deals_text(make_seeds(count, seed), made_with)
     try:

@@ -15,6 +15,8 @@ from types import FrameType
 
 import click
 
+from ginref.option_spec import Given, with_options
+from ginref.option_table import HOST, INTERVAL, PORT
 from referee.errors import GinRefError
 from replays.spectate import Spectator
 from tournaments.live.server import DEFAULT_PORT, LiveView
@@ -30,27 +32,13 @@ def live_view(
 
 @click.command("live")
 @click.argument("directory", type=click.Path(file_okay=False))
-@click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on.")
-@click.option(
-    "--port",
-    type=click.IntRange(0, 65535),
-    default=DEFAULT_PORT,
-    show_default=True,
-    help="Port to listen on (0: any free one, printed).",
-)
-@click.option(
-    "--interval",
-    type=click.FloatRange(0.05, 60.0),
-    default=1.0,
-    show_default=True,
-    help="Seconds between two looks at the tournament's journal and logs.",
-)
-def live_command(directory: str, host: str, port: int, interval: float) -> None:
+@with_options("live", HOST, PORT, INTERVAL)
+def live_command(directory: str, given: Given) -> None:
     """Serve a live page of the tournament in DIRECTORY: standings as they change, the matches
     in progress with their tables, and the latest results, from public information only (a
     hand's concealed cards appear once it is over). Read only; stop with Ctrl-C.
     """
-    view = live_view(Path(directory), host, port, interval)
+    view = live_view(Path(directory), given[HOST], given[PORT], given[INTERVAL])
     try:
         view.start()
     except GinRefError as exc:

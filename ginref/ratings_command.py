@@ -7,7 +7,9 @@ from pathlib import Path
 
 import click
 
-from ginref.options import report_width
+from ginref.option_spec import Given, with_options
+from ginref.option_table import REPORT_FORMAT
+from ginref.shared import report_width
 from referee.errors import GinRefError
 from tournaments.results.league import format_league, league, league_json
 from tournaments.results.standings import standings_csv
@@ -15,15 +17,8 @@ from tournaments.results.standings import standings_csv
 
 @click.command("ratings")
 @click.argument("directories", nargs=-1, required=True, type=click.Path(file_okay=False))
-@click.option(
-    "--format",
-    "fmt",
-    type=click.Choice(["table", "csv", "json"]),
-    default="table",
-    show_default=True,
-    help="table: a report like the standings'; csv: one row per bot; json: everything.",
-)
-def ratings_command(directories: tuple[str, ...], fmt: str) -> None:
+@with_options("ratings", REPORT_FORMAT)
+def ratings_command(directories: tuple[str, ...], given: Given) -> None:
     """Rate every bot of the tournaments in DIRECTORIES together: one Bradley-Terry fit over
     all their matches, Elo with 95% intervals, ranked by Elo.
 
@@ -34,6 +29,7 @@ def ratings_command(directories: tuple[str, ...], fmt: str) -> None:
         result = league([Path(d) for d in directories])
     except GinRefError as exc:
         raise click.ClickException(str(exc)) from None
+    fmt = given[REPORT_FORMAT]
     if fmt == "csv":
         click.echo(standings_csv(result.standings), nl=False)
     elif fmt == "json":

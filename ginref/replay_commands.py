@@ -7,8 +7,10 @@ from pathlib import Path
 
 import click
 
-from ginref.options import confine
-from referee.bots.sandbox import SANDBOX_MODES, SandboxSettings
+from ginref.option_spec import Given, with_options
+from ginref.option_table import ASCII, ASK, AT, COLOR, HAND, HTML, SANDBOX, SEAT, STEP, VERBOSE
+from ginref.shared import confine
+from referee.bots.sandbox import SandboxSettings
 from referee.bots.spec import BotSpec
 from referee.errors import GinRefError
 from referee.replay_log import truncation_warning
@@ -30,73 +32,16 @@ from tournaments.journal.audit import audit_report, is_tournament
 
 @click.command("replay")
 @click.argument("log", type=click.Path(dir_okay=False))
-@click.option(
-    "--seat",
-    type=click.IntRange(0, 3),
-    help="Show only what this seat saw, as the referee sent it: its cards and requests, the "
-    "opponent's public moves, its faults, the results (seats 0 to 2 with three players, 0 to "
-    "3 with four).",
-)
-@click.option("--hand", type=click.IntRange(1), metavar="K", help="Start at hand K.")
-@click.option(
-    "--step",
-    is_flag=True,
-    help="Wait for a key between events (c: run to the end, q: quit).",
-)
-@click.option(
-    "--color/--no-color",
-    default=None,
-    help="Red suits in red. Default: when the output is a terminal.",
-)
-@click.option("--ascii", is_flag=True, help="Suits as letters (TD) instead of symbols (10♦).")
-@click.option(
-    "--ask",
-    "ask_command",
-    metavar="BOT_COMMAND",
-    help="Start this bot, put it into the position of --at (the acting seat's view, as the "
-    "referee sends it) and show the action it takes and how long it took.",
-)
-@click.option(
-    "--at",
-    "at_line",
-    type=int,
-    metavar="EVENT",
-    help="An event: the log line number of a decision, as ginref replay shows it in its left "
-    "column. Alone, prints that position; with --ask, asks the bot.",
-)
-@click.option(
-    "--html",
-    "html_out",
-    type=click.Path(dir_okay=False),
-    metavar="OUT.html",
-    help="Write the match as one self-contained web page (cards, discard pile, showdowns, "
-    "controls to step forwards and back) instead of printing it.",
-)
-@click.option(
-    "--sandbox",
-    type=click.Choice(SANDBOX_MODES),
-    default="bwrap",
-    show_default=True,
-    help="How the --ask bot runs: in a sandbox of its own (it cannot read the log), or none.",
-)
-def replay_command(
-    log: str,
-    seat: int | None,
-    hand: int | None,
-    step: bool,
-    color: bool | None,
-    ascii: bool,
-    ask_command: str | None,
-    at_line: int | None,
-    html_out: str | None,
-    sandbox: str,
-) -> None:
+@with_options("replay", SEAT, HAND, STEP, COLOR, ASCII, ASK, AT, HTML, SANDBOX)
+def replay_command(log: str, given: Given) -> None:
     """Show the match recorded in the replay log LOG, hand by hand and turn by turn.
 
     Every event is shown with its line number in LOG, which is the EVENT that --at takes:
     deals with both hands, each decision and the card it moved, faults, each showdown with
     melds, layoffs and deadwood, and the running score.
     """
+    seat, hand, step, color = given[SEAT], given[HAND], given[STEP], given[COLOR]
+    ask_command, at_line, html_out = given[ASK], given[AT], given[HTML]
     if ask_command is not None and at_line is None:
         raise click.UsageError("--ask needs --at EVENT (the line of a decision in the log)")
     for name, value, allowed in (
@@ -105,8 +50,8 @@ def replay_command(
     ):
         if value is None:
             continue
-        given = {"--seat": seat, "--hand": hand, "--step": step or None, "--html": html_out}
-        clash = [k for k, v in given.items() if v is not None and k != name and k not in allowed]
+        used = {"--seat": seat, "--hand": hand, "--step": step or None, "--html": html_out}
+        clash = [k for k, v in used.items() if v is not None and k != name and k not in allowed]
         if clash:
             raise click.UsageError(f"{name} cannot be combined with {', '.join(clash)}")
     try:
@@ -131,10 +76,10 @@ def replay_command(
         click.echo(f"Warning: {cut}", err=True)
     if color is None:
         color = sys.stdout.isatty()
-    symbols = not ascii and can_print("♣♦♥♠", sys.stdout.encoding)
+    symbols = not given[ASCII] and can_print("♣♦♥♠", sys.stdout.encoding)
     style = Style(symbols=symbols, color=color)
     if at_line is not None:
-        _replay_at(log, timeline, at_line, ask_command, style, sandbox)
+        _replay_at(log, timeline, at_line, ask_command, style, given.required(SANDBOX))
         return
     if html_out is not None:
         try:
@@ -206,8 +151,8 @@ def _replay_at(
 
 @click.command("verify")
 @click.argument("paths", nargs=-1, required=True, metavar="LOG|DIR ...")
-@click.option("-v", "--verbose", is_flag=True, help="List every difference, not only the first.")
-def verify_command(paths: tuple[str, ...], verbose: bool) -> None:
+@with_options("verify", VERBOSE)
+def verify_command(paths: tuple[str, ...], given: Given) -> None:
     """Re-adjudicate replay logs with the rules engine.
 
     Each match is rebuilt from its seed and recorded actions; every deal, legal choice, fault
@@ -221,7 +166,7 @@ def verify_command(paths: tuple[str, ...], verbose: bool) -> None:
     failed = 0
     for path in logs:
         check = check_file(path)
-        click.echo(format_check(check, verbose=verbose))
+        click.echo(format_check(check, verbose=given[VERBOSE]))
         failed += 0 if check.ok else 1
     if len(logs) > 1:
         click.echo(f"{len(logs) - failed} of {len(logs)} logs agree with the engine")

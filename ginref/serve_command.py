@@ -9,12 +9,25 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import AsyncIterator
-from pathlib import Path
 
 import click
 
 from ginref.live_command import live_view
-from ginref.options import concurrency_option, confine, progress_options, referee_options
+from ginref.option_spec import Given, with_options
+from ginref.option_table import (
+    ABSENT_WAIT,
+    CERT,
+    CLIENT_CA,
+    CONCURRENCY,
+    KEY,
+    LIVE,
+    OUT,
+    REFEREE,
+    SEED,
+    SERVE_ADDRESS,
+    SHOWING,
+)
+from ginref.shared import confine
 from ginref.tournament_command import play_and_report
 from referee.bots.confine import Confinement
 from referee.errors import ConfigError, GinRefError
@@ -24,68 +37,24 @@ from tournaments.file.config import load_file
 from tournaments.runner import TournamentRunner
 from tournaments.tokens import TokenCheck, TokenStore
 
-PathOption = click.Path(dir_okay=False, exists=False)
-
 
 @click.command("serve")
 @click.argument("file", type=click.Path(dir_okay=False))
-@click.option(
-    "--address",
-    metavar="HOST:PORT",
-    help="Where remote bots connect (default: the file's [serve] address, else "
-    "127.0.0.1:50051; port 0: any free port, printed at start).",
+@with_options(
+    "serve",
+    SERVE_ADDRESS,
+    CERT,
+    KEY,
+    CLIENT_CA,
+    ABSENT_WAIT,
+    LIVE,
+    CONCURRENCY,
+    SEED,
+    *REFEREE,
+    OUT,
+    *SHOWING,
 )
-@click.option("--cert", type=PathOption, help="The referee's TLS certificate chain (PEM).")
-@click.option("--key", type=PathOption, help="The private key of --cert (PEM).")
-@click.option(
-    "--client-ca",
-    type=PathOption,
-    help="Mutual TLS: require client certificates signed by this CA (PEM).",
-)
-@click.option(
-    "--absent-wait",
-    type=click.FloatRange(0),
-    help="Seconds a remote bot may be absent when its match is due before it forfeits that "
-    "match (default: the file's, else 300).",
-)
-@click.option(
-    "--live",
-    metavar="HOST:PORT",
-    help="Address of the live page for spectators ('off': none; default: the file's, else "
-    "127.0.0.1:8080).",
-)
-@concurrency_option
-@click.option("--seed", type=click.IntRange(0, 2**63 - 1), help="Master seed.")
-@referee_options(tournament=True)
-@click.option(
-    "--out",
-    "out_dir",
-    type=click.Path(file_okay=False),
-    help="Tournament directory (journal, logs, standings, tokens). Default: the file's out, "
-    "else runs/<name>. The same directory resumes the tournament.",
-)
-@progress_options
-def serve_command(
-    file: str,
-    address: str | None,
-    cert: str | None,
-    key: str | None,
-    client_ca: str | None,
-    absent_wait: float | None,
-    live: str | None,
-    concurrency: int | None,
-    seed: int | None,
-    move_time: float | None,
-    bank: float | None,
-    connect_timeout: float | None,
-    ponder: bool | None,
-    retries: int | None,
-    limit_items: tuple[str, ...],
-    sandbox: str | None,
-    out_dir: str | None,
-    progress: bool | None,
-    quiet: bool,
-) -> None:
+def serve_command(file: str, given: Given) -> None:
     """Run (or resume) the tournament in FILE as a hosted referee.
 
     Bots with remote = true run on their entrants' machines and connect with the token
@@ -94,26 +63,8 @@ def serve_command(
     'ginref tournament'.
     """
     try:
-        config = load_file(file)
-        fields = {
-            "seed": seed,
-            "move_time": move_time,
-            "bank": bank,
-            "connect_timeout": connect_timeout,
-            "ponder": ponder,
-            "retries": retries,
-            "concurrency": concurrency,
-            "out": out_dir,
-        }
-        config = config.with_options(fields, sandbox=sandbox, limits=limit_items)
-        settings = config.serve.with_changes(
-            address=address,
-            cert=None if cert is None else str(Path(cert).resolve()),
-            key=None if key is None else str(Path(key).resolve()),
-            client_ca=None if client_ca is None else str(Path(client_ca).resolve()),
-            absent_wait=absent_wait,
-            live=live,
-        )
+        config = given.apply(load_file(file))
+        settings = config.serve
         warnings = settings.check()
         if settings.tls is not None:
             settings.tls.load()  # a bad file is one line now, not after the bots' check
@@ -160,7 +111,7 @@ def serve_command(
         finally:
             view.stop()
 
-    play_and_report(config, confinement, progress, quiet, make_executor, beside)
+    play_and_report(config, confinement, given, make_executor, beside)
 
 
 @click.group("tokens")
@@ -172,10 +123,8 @@ def tokens_group() -> None:
     """
 
 
-def _store(file: str, out_dir: str | None) -> tuple[TokenStore, list[str]]:
-    config = load_file(file)
-    if out_dir is not None:
-        config = config.with_changes(out=out_dir)
+def _store(file: str, given: Given) -> tuple[TokenStore, list[str]]:
+    config = given.apply(load_file(file))
     remote = [b.name for b in config.bots if b.remote]
     return TokenStore(config.out_dir), remote
 
@@ -190,20 +139,15 @@ def _pick(names: tuple[str, ...], remote: list[str], file: str) -> list[str]:
     return list(names)
 
 
-OUT_OPTION = click.option(
-    "--out", "out_dir", type=click.Path(file_okay=False), help="The tournament directory."
-)
-
-
 @tokens_group.command("issue")
 @click.argument("file", type=click.Path(dir_okay=False))
 @click.argument("bots", nargs=-1)
-@OUT_OPTION
-def issue_command(file: str, bots: tuple[str, ...], out_dir: str | None) -> None:
+@with_options("tokens", OUT)
+def issue_command(file: str, bots: tuple[str, ...], given: Given) -> None:
     """Issue a token to each of BOTS (default: every remote bot without one) and print it
     once, as NAME TOKEN lines."""
     try:
-        store, remote = _store(file, out_dir)
+        store, remote = _store(file, given)
         names = _pick(bots, remote, file) or [
             n for n in remote if n not in store.entries or not store.entries[n].active
         ]
@@ -225,11 +169,11 @@ def issue_command(file: str, bots: tuple[str, ...], out_dir: str | None) -> None
 @tokens_group.command("reissue")
 @click.argument("file", type=click.Path(dir_okay=False))
 @click.argument("bots", nargs=-1, required=True)
-@OUT_OPTION
-def reissue_command(file: str, bots: tuple[str, ...], out_dir: str | None) -> None:
+@with_options("tokens", OUT)
+def reissue_command(file: str, bots: tuple[str, ...], given: Given) -> None:
     """A new token for each of BOTS; their old ones stop working."""
     try:
-        store, remote = _store(file, out_dir)
+        store, remote = _store(file, given)
         tokens = [(name, store.issue(name, again=True)) for name in _pick(bots, remote, file)]
         store.save()
     except GinRefError as exc:
@@ -241,11 +185,11 @@ def reissue_command(file: str, bots: tuple[str, ...], out_dir: str | None) -> No
 @tokens_group.command("revoke")
 @click.argument("file", type=click.Path(dir_okay=False))
 @click.argument("bots", nargs=-1, required=True)
-@OUT_OPTION
-def revoke_command(file: str, bots: tuple[str, ...], out_dir: str | None) -> None:
+@with_options("tokens", OUT)
+def revoke_command(file: str, bots: tuple[str, ...], given: Given) -> None:
     """Revoke the tokens of BOTS: refused from their next connection; idle streams end."""
     try:
-        store, remote = _store(file, out_dir)
+        store, remote = _store(file, given)
         for name in _pick(bots, remote, file):
             store.revoke(name)
         store.save()
@@ -256,11 +200,11 @@ def revoke_command(file: str, bots: tuple[str, ...], out_dir: str | None) -> Non
 
 @tokens_group.command("list")
 @click.argument("file", type=click.Path(dir_okay=False))
-@OUT_OPTION
-def list_command(file: str, out_dir: str | None) -> None:
+@with_options("tokens", OUT)
+def list_command(file: str, given: Given) -> None:
     """Each remote bot's token: active, revoked or none, when issued, and its hash's start."""
     try:
-        store, remote = _store(file, out_dir)
+        store, remote = _store(file, given)
     except GinRefError as exc:
         raise click.ClickException(str(exc)) from None
     for name in remote:

@@ -18,24 +18,38 @@ from pathlib import Path
 import click
 from rich.console import Console
 
-from ginref.options import (
-    check_executor,
-    concurrency_option,
-    confine,
-    executor_options,
-    progress_options,
-    referee_options,
-    report_width,
-    workers_option,
+from ginref.option_spec import Given, with_options
+from ginref.option_table import (
+    CHALLENGER,
+    CHECK_BOTS,
+    CONCURRENCY,
+    DEALS,
+    DUPLICATE,
+    EXECUTOR,
+    FORMAT,
+    MATCHES,
+    OUT,
+    PROCESSES,
+    PROFILE,
+    PROGRESS,
+    QUIET,
+    RAY_ADDRESS,
+    RECOVER,
+    REFEREE,
+    REPORT_FORMAT,
+    ROUNDS,
+    SEED,
+    SET,
+    SHOWING,
+    WORKERS,
 )
 from ginref.report_command import write_report
+from ginref.shared import confine, report_width
 from referee.bots.confine import Confinement
-from referee.engine.rules import PROFILES
 from referee.errors import GinRefError
 from tournaments.executors.cluster import RayExecutor
 from tournaments.executors.local import Executor
-from tournaments.file.config import FORMATS, PROCESSES, TournamentConfig, load_default, load_file
-from tournaments.file.deals import load_deals
+from tournaments.file.config import TournamentConfig, load_default, load_file
 from tournaments.live.progress import Interrupts, run_live
 from tournaments.outputs.console import (
     format_not_connected,
@@ -60,105 +74,29 @@ EXIT_INTERRUPTED = 130
 
 @click.command("tournament")
 @click.argument("file", required=False, type=click.Path(dir_okay=False))
-@concurrency_option
-@workers_option
-@click.option("--format", "fmt", type=click.Choice(FORMATS), help="Tournament format.")
-@click.option(
-    "-n",
-    "--matches",
-    type=click.IntRange(1),
-    help="Matches per pairing and round (even with --duplicate); with three players or "
-    "partnerships, sets of seatings per group and round.",
+@with_options(
+    "tournament",
+    CONCURRENCY,
+    WORKERS,
+    FORMAT,
+    MATCHES,
+    ROUNDS,
+    DUPLICATE,
+    CHALLENGER,
+    SEED,
+    DEALS,
+    PROFILE,
+    SET,
+    PROCESSES,
+    RECOVER,
+    *REFEREE,
+    CHECK_BOTS,
+    OUT,
+    EXECUTOR,
+    RAY_ADDRESS,
+    *SHOWING,
 )
-@click.option("--rounds", type=click.IntRange(1), help="Cycles through the pairings.")
-@click.option(
-    "--duplicate/--no-duplicate",
-    default=None,
-    help="Play every deal twice with the seats swapped and report paired totals.",
-)
-@click.option(
-    "--challenger",
-    "challengers",
-    multiple=True,
-    metavar="NAME",
-    help="A gauntlet challenger (repeatable); replaces the file's list.",
-)
-@click.option(
-    "--seed",
-    type=click.IntRange(0, 2**63 - 1),
-    help="Master seed (every match seed derives from it).",
-)
-@click.option(
-    "--deals",
-    "deals_file",
-    type=click.Path(dir_okay=False),
-    help="A deal set (ginref deals make): its seeds are played in order, deal by deal. "
-    "Replaces the file's deals.",
-)
-@click.option("--profile", "-p", help=f"Rule profile: {', '.join(PROFILES)}.")
-@click.option(
-    "--set",
-    "assignments",
-    multiple=True,
-    metavar="NAME=VALUE",
-    help="Override a rule parameter (repeatable), on top of the file's [rules.set].",
-)
-@click.option(
-    "--processes",
-    type=click.Choice(PROCESSES),
-    help="fresh: new bot processes for every match; keep: one pair per pairing series.",
-)
-@click.option(
-    "--recover/--no-recover",
-    default=None,
-    help="With kept processes, restart the bots after one crashes instead of forfeiting the "
-    "rest of the series.",
-)
-@referee_options(tournament=True)
-@click.option(
-    "--check-bots/--no-check-bots",
-    default=None,
-    help="Before play, start each bot once and wait for its Hello; stop at once if one cannot "
-    "(default: the file's check_bots, else on).",
-)
-@click.option(
-    "--out",
-    "out_dir",
-    type=click.Path(file_okay=False),
-    help="Tournament directory (journal, logs, standings). Default: the file's out, else "
-    "runs/<name>. The same directory resumes the tournament.",
-)
-@executor_options
-@progress_options
-def tournament_command(
-    file: str | None,
-    concurrency: int | None,
-    workers: int | None,
-    fmt: str | None,
-    matches: int | None,
-    rounds: int | None,
-    duplicate: bool | None,
-    challengers: tuple[str, ...],
-    seed: int | None,
-    deals_file: str | None,
-    profile: str | None,
-    assignments: tuple[str, ...],
-    processes: str | None,
-    recover: bool | None,
-    move_time: float | None,
-    bank: float | None,
-    connect_timeout: float | None,
-    ponder: bool | None,
-    retries: int | None,
-    limit_items: tuple[str, ...],
-    sandbox: str | None,
-    check_bots: bool | None,
-    out_dir: str | None,
-    executor: str,
-    address: str | None,
-    progress: bool | None,
-    quiet: bool,
-) -> None:
+def tournament_command(file: str | None, given: Given) -> None:
     """Run (or resume) a tournament and print the standings.
 
     FILE is a tournament file (TOML, docs/tournaments.md); without it, the embedded default: a
@@ -169,33 +107,10 @@ def tournament_command(
     and standings.json. Exit status: 0 complete, 1 nothing could start, 3 bots never
     connected, 130 stopped.
     """
-    check_executor(executor, address, workers)
+    executor, address = given[EXECUTOR], given[RAY_ADDRESS]
+    check_executor(executor, address, given[WORKERS])
     try:
-        config = load_file(file) if file else load_default()
-        fields = {
-            "format": fmt,
-            "matches": matches,
-            "rounds": rounds,
-            "duplicate": duplicate,
-            "challengers": challengers,
-            "seed": seed,
-            "profile": profile,
-            "processes": processes,
-            "recover": recover,
-            "move_time": move_time,
-            "bank": bank,
-            "connect_timeout": connect_timeout,
-            "ponder": ponder,
-            "retries": retries,
-            "concurrency": concurrency,
-            "workers": workers,
-            "out": out_dir,
-            "check_bots": check_bots,
-            "deals": None if deals_file is None else load_deals(deals_file),
-        }
-        config = config.with_options(
-            fields, sandbox=sandbox, limits=limit_items, assignments=assignments
-        )
+        config = given.apply(load_file(file) if file else load_default())
         bots = [b.spec() for b in config.local_bots]
         if executor == "ray":
             # The bots are confined on the nodes that play them, each node checking its own.
@@ -204,7 +119,18 @@ def tournament_command(
             confinement = confine(config.sandbox, config.protected, bots)
     except GinRefError as exc:
         raise click.ClickException(str(exc)) from None
-    play_and_report(config, confinement, progress, quiet, ray_executor(executor, address))
+    play_and_report(config, confinement, given, ray_executor(executor, address))
+
+
+def check_executor(executor: str, address: str | None, workers: int | None) -> None:
+    """Refuse an ``--address`` or ``--workers`` that the executor would not use."""
+    if address is not None and executor != "ray":
+        raise click.UsageError("--address is for --executor ray")
+    if workers is not None and executor == "ray":
+        raise click.UsageError(
+            "--workers is for local matches: with --executor ray, -j jobs "
+            "run over the cluster's CPUs"
+        )
 
 
 def ray_executor(executor: str, address: str | None) -> MakeExecutor | None:
@@ -227,17 +153,18 @@ Beside = Callable[[TournamentRunner, Executor | None], AbstractAsyncContextManag
 def play_and_report(
     config: TournamentConfig,
     confinement: Confinement,
-    progress: bool | None,
-    quiet: bool,
+    given: Given,
     make_executor: MakeExecutor | None = None,
     beside: Beside | None = None,
 ) -> None:
-    """Run (or resume) the tournament, print and write its standings, exit as documented."""
+    """Run (or resume) the tournament, print and write its standings, exit as documented;
+    ``given`` says how to show the run (``--progress``, ``-q``)."""
     try:
         runner = TournamentRunner(config)
     except GinRefError as exc:
         confinement.close()
         raise click.ClickException(str(exc)) from None
+    progress, quiet = given[PROGRESS], given[QUIET]
     live = (sys.stdout.isatty() if progress is None else progress) and not quiet
     mode = "live" if live else ("lines" if not quiet and progress is None else "quiet")
     width = report_width()
@@ -303,19 +230,13 @@ def play_and_report(
 
 @click.command("standings")
 @click.argument("directory", type=click.Path(file_okay=False))
-@click.option(
-    "--format",
-    "fmt",
-    type=click.Choice(["table", "csv", "json"]),
-    default="table",
-    show_default=True,
-    help="table: the report ginref tournament prints; csv or json: the files' contents.",
-)
-def standings_command(directory: str, fmt: str) -> None:
+@with_options("standings", REPORT_FORMAT)
+def standings_command(directory: str, given: Given) -> None:
     """Print the standings of the tournament in DIRECTORY from its journal.
 
     Works while the tournament is running, too (the journal is read, never written).
     """
+    fmt = given[REPORT_FORMAT]
     try:
         standings = load_standings(Path(directory))
         test = load_sprt(Path(directory)) if fmt == "table" else None

@@ -422,8 +422,8 @@ def test_the_bots_check_is_on_unless_the_file_or_the_option_says_otherwise() -> 
     off = config_of("check_bots = false\n")
     assert off.check_bots is False and off.to_dict()["check_bots"] is False
     assert off.identity() == config_of().identity()  # not part of what a resume must match
-    assert off.with_options({"check_bots": True}).check_bots is True
-    assert off.with_options({"check_bots": None}).check_bots is False
+    assert off.with_keys({"check_bots": True}).check_bots is True
+    assert off.with_keys({"check_bots": None}).check_bots is False
     with pytest.raises(TournamentFileError, match=r":1: check_bots: .*true or false"):
         config_of('check_bots = "no"\n')
 

@@ -173,15 +173,15 @@ def test_every_malformed_entry_gets_one_line_with_the_file_the_line_and_the_key(
 def test_command_line_players_are_checked_against_the_field() -> None:
     two = parse(bots("a", "b"))
     with pytest.raises(ConfigError, match=r"three players .* need at least three bots, got 2"):
-        two.with_options({}, assignments=["players=3"])
+        two.with_keys({"rules.set": {"players": "3"}})
     # Partnerships of each bot with itself need no [[teams]].
-    four = two.with_options({}, assignments=["players=4"])
+    four = two.with_keys({"rules.set": {"players": "4"}})
     assert four.entrants == ["a", "b"] and four.rules.target == 125
-    three = parse(bots("a", "b", "c")).with_options({}, assignments=["players=3"])
+    three = parse(bots("a", "b", "c")).with_keys({"rules.set": {"players": "3"}})
     assert three.players == 3 and three.rules.players == 3
     partners = parse(FOUR + bots("a", "b", "c", "d") + TEAMS)
     with pytest.raises(ConfigError, match=r"\[\[teams\]\] are for partnerships"):
-        partners.with_options({}, assignments=["players=3"])
+        partners.with_keys({"rules.set": {"players": "3"}})
 
 
 def test_the_command_line_says_what_is_wrong_in_one_line(tmp_path: Path) -> None:

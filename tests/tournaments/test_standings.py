@@ -113,5 +113,5 @@ def test_the_duplicate_report_calls_an_interval_narrower_only_when_it_is() -> No
 
 def test_zero_concurrency_means_every_core_on_the_command_line_as_in_the_file() -> None:
     config = load_default().with_changes(concurrency=3)
-    assert config.with_options({"concurrency": 0}).concurrency is None
-    assert config.with_options({"concurrency": None}).concurrency == 3
+    assert config.with_keys({"concurrency": 0}).concurrency is None
+    assert config.with_keys({"concurrency": None}).concurrency == 3

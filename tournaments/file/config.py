@@ -2,7 +2,7 @@
 
 A file declares the bots, the rules, the format, the master seed, concurrency, time controls,
 the fault policy and the bots' resource limits; the command line overrides any of them
-(:meth:`TournamentConfig.with_changes`).
+(:meth:`TournamentConfig.with_keys`).
 Every mistake is reported as :class:`~tournaments.file.toml_lines.TournamentFileError` naming the
 file, the line and the key (:mod:`tournaments.file.toml_lines`).
 """
@@ -12,7 +12,7 @@ from __future__ import annotations
 import dataclasses
 import re
 import tomllib
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
@@ -24,7 +24,6 @@ from referee.engine.rules import (
     PARAMETERS,
     PROFILES,
     Rules,
-    parse_assignments,
     unknown_profile_message,
 )
 from referee.errors import ConfigError, GinRefError
@@ -39,8 +38,8 @@ from referee.settings import (
 )
 from tournaments.file.bots import BotEntry, parse_bot, parse_sandbox
 from tournaments.file.deals import DealSet, load_deals
-from tournaments.file.serve import ServeSettings, parse_serve
-from tournaments.file.sprt import parse_sprt
+from tournaments.file.serve import SERVE_KEYS, ServeSettings, parse_serve
+from tournaments.file.sprt import SPRT_KEYS, parse_sprt
 from tournaments.file.toml_lines import Reader, TournamentFileError
 from tournaments.results.sprt import SprtSettings
 from tournaments.teams import (
@@ -165,29 +164,10 @@ class TournamentConfig:
         """A copy with fields replaced (command-line overrides), validated again."""
         return dataclasses.replace(self, **changes).validate()
 
-    def with_options(
-        self,
-        fields: Mapping[str, Any],
-        *,
-        sandbox: str | None = None,
-        limits: Sequence[str] = (),
-        assignments: Sequence[str] = (),
-    ) -> TournamentConfig:
-        """A copy with the command line's options applied: ``fields`` (None: the file's),
-        the sandbox mode, ``NAME=VALUE`` limits and rule overrides on top of the file's."""
-        changes = {key: value for key, value in fields.items() if value not in (None, ())}
-        if changes.get("concurrency") == 0:
-            changes["concurrency"] = None  # -j 0, like concurrency = 0: the number of cores
-        if sandbox is not None:
-            mode: SandboxMode = "none" if sandbox == "none" else "bwrap"
-            changes["sandbox"] = dataclasses.replace(self.sandbox, mode=mode)
-        if limits:
-            changes["limits"] = self.limits.with_keys(parse_assignments(limits))
-        if assignments:
-            merged = dict(self.rule_overrides)
-            merged.update(parse_assignments(assignments))
-            changes["rule_overrides"] = tuple(merged.items())
-        return self.with_changes(**changes)
+    def with_keys(self, values: Mapping[str, Any]) -> TournamentConfig:
+        """A copy with values set by their keys in the file (the command line's options, see
+        :func:`key_changes`), validated again."""
+        return self.with_changes(**key_changes(self, values))
 
     def validate(self) -> TournamentConfig:
         """Check what the loader cannot check field by field; return ``self``."""
@@ -326,6 +306,63 @@ _TOP_KEYS = (
     "sprt",
     "deals",
 )
+_TABLES = ("rules", "time", "faults", "limits", "sandbox", "bots", "teams", "serve", "sprt")
+RULES_KEYS = ("profile", "players", "set")
+TIME_KEYS = ("move_time", "bank", "connect_timeout", "ponder")
+FAULT_KEYS = ("retries", "exit_grace", "kill_grace")
+
+# The file's keys that a command line may set too (ginref/option_table.py names each option's
+# key), with the TournamentConfig field each one sets. Built from the keys the parser reads, so
+# that an option cannot name a key the file does not have.
+SETTABLE_KEYS: dict[str, str] = {
+    **{key: key for key in _TOP_KEYS if key not in _TABLES},
+    "rules.profile": "profile",
+    "rules.set": "rule_overrides",
+    **{f"time.{key}": key for key in TIME_KEYS},
+    **{f"faults.{key}": key for key in FAULT_KEYS},
+    "limits": "limits",
+    "sandbox.mode": "sandbox",
+    **{f"serve.{key}": "serve" for key in SERVE_KEYS},
+    **{f"sprt.{key}": "sprt" for key in SPRT_KEYS},
+}
+
+
+def key_changes(
+    config: TournamentConfig | RefereeOptions, values: Mapping[str, Any]
+) -> dict[str, Any]:
+    """The fields that ``values``, by key of the file (``seed``, ``time.move_time``,
+    ``sandbox.mode``, ``serve.cert``...; None: keep ``config``'s), change in ``config`` (or in
+    the referee's options alone, whose fields have the same names). ``rules.set`` and
+    ``limits``, mappings of names to values, add to ``config``'s; ``deals`` is a deal set's
+    path; ``concurrency = 0`` is the number of cores, as in the file."""
+    changes: dict[str, Any] = {}
+    for key, value in values.items():
+        if value is None:
+            continue
+        field = SETTABLE_KEYS[key]
+        changes[field] = _set_key(key, changes.get(field, getattr(config, field)), value)
+    return changes
+
+
+def _set_key(key: str, current: Any, value: Any) -> Any:
+    """The field that ``current`` becomes when the key ``key`` is set to ``value``."""
+    table, _, name = key.rpartition(".")
+    if key == "rules.set":
+        return tuple({**dict(current), **value}.items())
+    if key == "limits":
+        return current.with_keys(value)
+    if key == "deals":
+        return load_deals(value)
+    if key == "concurrency":
+        return value or None
+    if key == "challengers":
+        return tuple(value)
+    if table == "sandbox":
+        mode: SandboxMode = "none" if value == "none" else "bwrap"
+        return dataclasses.replace(current, mode=mode)
+    if table in ("serve", "sprt"):
+        return dataclasses.replace(current, **{name: value})
+    return value
 
 
 def parse_text(text: str, source: str = "<text>", base: Path | None = None) -> TournamentConfig:
@@ -399,7 +436,7 @@ def parse_text(text: str, source: str = "<text>", base: Path | None = None) -> T
         for key in rules:
             if key in PARAMETERS and key != "players":
                 raise r.error(("rules", key), f"a rule parameter goes in [rules.set]: {key} = ...")
-        r.check_keys(rules, ("profile", "players", "set"), ("rules",))
+        r.check_keys(rules, RULES_KEYS, ("rules",))
         if "profile" in rules:
             value = r.get(rules, "profile", str, ("rules",), "a profile name")
             if value not in PROFILES:
@@ -438,7 +475,7 @@ def parse_text(text: str, source: str = "<text>", base: Path | None = None) -> T
             fields["rule_overrides"] = overrides
     if "time" in data:
         table = r.get(data, "time", dict, (), "a table")
-        r.check_keys(table, ("move_time", "bank", "connect_timeout", "ponder"), ("time",))
+        r.check_keys(table, TIME_KEYS, ("time",))
         if "ponder" in table:
             fields["ponder"] = r.get(table, "ponder", bool, ("time",), "true or false")
         for key in table:
@@ -450,7 +487,7 @@ def parse_text(text: str, source: str = "<text>", base: Path | None = None) -> T
             fields[key] = value
     if "faults" in data:
         table = r.get(data, "faults", dict, (), "a table")
-        r.check_keys(table, ("retries", "exit_grace", "kill_grace"), ("faults",))
+        r.check_keys(table, FAULT_KEYS, ("faults",))
         if "retries" in table:
             value = r.get(table, "retries", int, ("faults",), "a whole number")
             if value < 0:
