@@ -14,9 +14,8 @@ from referee.bots.sandbox import SandboxSettings
 from referee.bots.spec import BotSpec
 from referee.errors import GinRefError
 from referee.replay_log import truncation_warning
-from referee.timeline import Timeline
+from referee.timeline import GroupTimeline, Timeline, load_any_replay
 from replays.ask import ask, position_at
-from replays.group_timeline import GroupTimeline, load_any_replay
 from replays.html import render_html
 from replays.position import (
     format_answer,

@@ -15,7 +15,7 @@ from pathlib import Path
 import click
 
 from referee.errors import GinRefError
-from replays.group_timeline import load_any_replay
+from referee.timeline import load_any_replay
 from replays.html import render_html
 from tournaments.journal.records import MatchRecord
 from tournaments.journal.store import JOURNAL_FILE, open_journal

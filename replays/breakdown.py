@@ -18,8 +18,7 @@ from typing import Any
 
 from referee.engine.outcomes import HandOutcome, HandResult
 from referee.engine.scoring import Term, final_terms
-from referee.timeline import Timeline
-from replays.group_timeline import GroupTimeline
+from referee.timeline import GroupTimeline, Timeline
 from replays.words import (
     PLAIN,
     Labelled,

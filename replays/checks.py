@@ -1,31 +1,27 @@
-"""The record checks of ``ginref verify``, on one walk of a log through the engine.
+"""The record checks of ``ginref verify``, on the one walk of a log through the engine.
 
-:class:`RecordChecker` goes through the steps of a walk (:mod:`referee.timeline` for two
-players, :mod:`replays.group_timeline` for three or four) and collects every problem as a
-``(line, message)`` pair, line 0 meaning the end of the file; :mod:`replays.verify` says which
-checks these are. The checks of clocks, request ids, faults and the deal's commitment are the
-same for every size of match, so they are typed against what both walks give (:class:`Walk`,
-:class:`WalkStep`, :class:`State`); :class:`replays.group_verify.GroupChecker` adds what is
-particular to three players and partnerships.
+:class:`RecordChecker` goes through the steps of a :class:`~referee.timeline.Timeline` of two,
+three or four players and collects every problem as a ``(line, message)`` pair, line 0 meaning
+the end of the file; :mod:`replays.verify` says which checks these are. Every check is made on
+the match seats whatever the size of the match; where the log says more with three players or
+partnerships (where a hand sits, the rounds, every forfeiting seat), so do the checks.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
-from typing import Any, Protocol
+from typing import Any
 
-from referee.engine.actions import Action, action_from_dict
-from referee.engine.cards import Card, card_str
+from referee.engine.actions import action_from_dict
+from referee.engine.cards import card_str
 from referee.engine.deal import hand_deck
-from referee.engine.hand import Hand
-from referee.engine.outcomes import HandResult, MatchResult, Phase
-from referee.engine.rules import Rules
+from referee.engine.game import Game
+from referee.engine.outcomes import Phase
 from referee.errors import CardError, GinRefError, IllegalActionError
 from referee.fairness import opens
 from referee.faults import CONDUCT_RULE, FaultKind
-from referee.replay_log import ReplayLog, hand_result_dict, match_result_dict
-from referee.timeline import forfeit_seat_ok
+from referee.replay_log import hand_result_dict, match_result_dict, round_result_dict
+from referee.timeline import Step, Timeline, forfeit_seats
 
 # Clock values are rounded to 0.001 ms in the log; the header's move time to 1 ms.
 CLOCK_TOLERANCE_MS = 1.0
@@ -39,65 +35,6 @@ _DECISION_FAULTS = frozenset(
 )
 _RETRYABLE = frozenset(k.value for k in FaultKind if k.retryable)
 ENDS_EARLY = "the log ends before the match result"
-
-
-class State(Protocol):
-    """The engine's state at a step: a two-player :class:`~referee.engine.match.Match` or a
-    :class:`~referee.engine.group.GroupMatch`."""
-
-    @property
-    def phase(self) -> Phase: ...
-    @property
-    def to_act(self) -> int | None: ...
-    @property
-    def hand(self) -> Hand | None: ...
-    @property
-    def result(self) -> MatchResult | None: ...
-    @property
-    def hands_dealt(self) -> int: ...
-    def copy(self) -> State: ...
-    def apply(self, action: Action) -> None: ...
-
-
-class WalkStep(Protocol):
-    """One record of a walk and the engine's state before and after it."""
-
-    @property
-    def line(self) -> int: ...
-    @property
-    def record(self) -> dict[str, Any]: ...
-    @property
-    def hand(self) -> int: ...
-    @property
-    def before(self) -> State: ...
-    @property
-    def after(self) -> State: ...
-    @property
-    def played(self) -> Hand | None: ...
-    @property
-    def result(self) -> HandResult | None: ...
-    @property
-    def kind(self) -> str: ...
-
-
-class Walk(Protocol):
-    """A log walked through the engine: :class:`referee.timeline.Timeline` or
-    :class:`replays.group_timeline.GroupTimeline`."""
-
-    @property
-    def log(self) -> ReplayLog: ...
-    @property
-    def rules(self) -> Rules: ...
-    @property
-    def seed(self) -> int: ...
-    @property
-    def steps(self) -> Sequence[WalkStep]: ...
-    @property
-    def stopped(self) -> tuple[int, str] | None: ...
-    @property
-    def decks(self) -> dict[int, list[Card]]: ...
-    @property
-    def header(self) -> dict[str, Any]: ...
 
 
 def value_text(value: Any) -> str:
@@ -126,7 +63,7 @@ class RecordChecker:
     """The checks of :func:`replays.verify.timeline_problems`, record by record: :meth:`run`
     calls the method named after each record's type."""
 
-    def __init__(self, timeline: Walk) -> None:
+    def __init__(self, timeline: Timeline) -> None:
         header = timeline.header
         self.timeline = timeline
         self.records = dict(timeline.log.records)  # by line
@@ -136,7 +73,8 @@ class RecordChecker:
         self.move_ms = number(clock.get("move_time_ms"))
         bank = number(clock.get("bank_ms"))
         self.has_bank = bank is not None and bank > 0
-        self.players = timeline.rules.players
+        self.players = timeline.players
+        self.teams = timeline.teams
         self.banks: list[float | None] = [bank] * self.players
         policy = header.get("fault_policy")
         retries = policy.get("retries") if isinstance(policy, dict) else None
@@ -147,10 +85,12 @@ class RecordChecker:
         self.first_match = isinstance(series, dict) and series.get("match_number") == 1
         self.connected: set[int] = set()
         self.dealt: set[int] = set()
+        self.dealt_to: dict[int, int | None] = {}  # seat -> the hand last dealt to it (None: out)
         self.results = 0
-        self.forfeits: list[WalkStep] = []  # faults with retry false
+        self.rounds = 0  # round_result records seen
+        self.forfeits: list[Step] = []  # faults with retry false
 
-    def add(self, step: WalkStep, message: str) -> None:
+    def add(self, step: Step, message: str) -> None:
         self.problems.append((step.line, message))
 
     def run(self) -> None:
@@ -183,16 +123,16 @@ class RecordChecker:
         elif not any(s.kind == "match_result" for s in self.timeline.steps):
             self.problems.append((0, ENDS_EARLY))
 
-    def _phase(self, line: int, record: dict[str, Any], before: State) -> None:
+    def _phase(self, line: int, record: dict[str, Any], before: Game) -> None:
         if before.phase.value != record["phase"]:
             self.problems.append(
                 (line, f"phase {record['phase']!r} recorded, engine in {before.phase.value!r}")
             )
 
-    def _connected(self, step: WalkStep) -> None:
+    def _connected(self, step: Step) -> None:
         self.connected.add(step.record["seat"])
 
-    def _deal(self, step: WalkStep) -> None:
+    def _deal(self, step: Step) -> None:
         r = step.record
         h = step.played
         if h is None or step.after.result is not None or h.number + 1 != r["hand"]:
@@ -215,20 +155,42 @@ class RecordChecker:
                      f"engine {h.knock_limit}")  # fmt: skip
 
     def _results_due(self, hand: int) -> int:
-        """How many hand results come before the deal of ``hand``: every earlier hand's."""
-        return hand - 1
+        """How many hand results come before the deal of ``hand``: every earlier hand's; with
+        partnerships, both hands of every earlier round."""
+        return 2 * ((hand - 1) // 2) if self.teams else hand - 1
 
-    def _placed(self, step: WalkStep) -> None:
-        """Where the dealt hand sits: a two-player deal says nothing of it."""
-        extra = next((key for key in ("seats", "table") if key in step.record), None)
-        if extra is not None:
-            self.add(
-                step,
-                f"hand {step.record['hand']}: {extra}: a field of 3- and 4-player logs, in a "
-                "2-player log",
-            )
+    def _placed(self, step: Step) -> None:
+        """Where the dealt hand sits: the match seats at its hand seats and its table, as the
+        engine seats them (R10.1: the dealer sits out; R10.2: opponents swap every round); a
+        two-player deal says nothing of it. With partnerships, the rounds before it reported."""
+        r = step.record
+        for seat in range(self.players):
+            if seat in step.seats:
+                self.dealt_to[seat] = r["hand"]
+            elif not self.teams:
+                self.dealt_to[seat] = None  # sits this hand out
+        if self.players == 2:
+            extra = next((key for key in ("seats", "table") if key in r), None)
+            if extra is not None:
+                self.add(
+                    step,
+                    f"hand {r['hand']}: {extra}: a field of 3- and 4-player logs, in a 2-player "
+                    "log",
+                )
+            return
+        for key, want in (("seats", list(step.seats)), ("table", step.table)):
+            if r.get(key) != want:
+                self.add(
+                    step,
+                    f"hand {r['hand']}: {key}: recorded {value_text(r.get(key))}, engine "
+                    f"{value_text(want)}",
+                )
+                break
+        due = (r["hand"] - 1) // 2 if self.teams else 0
+        if self.rounds < due:
+            self.add(step, f"round {due} has no round_result record before this deal")
 
-    def _request_id(self, step: WalkStep, seat: int) -> None:
+    def _request_id(self, step: Step, seat: int) -> None:
         rid = step.record["request_id"]
         last = self.last_rid[seat]
         if last is not None and rid != last + 1:
@@ -239,7 +201,7 @@ class RecordChecker:
             )
         self.last_rid[seat] = rid
 
-    def _decision(self, step: WalkStep) -> None:
+    def _decision(self, step: Step) -> None:
         r = step.record
         seat = r["seat"]
         before = step.before
@@ -256,7 +218,7 @@ class RecordChecker:
         self._request_id(step, seat)
         self._clock(step, seat)
 
-    def _clock(self, step: WalkStep, seat: int) -> None:
+    def _clock(self, step: Step, seat: int) -> None:
         think = number(step.record["think_ms"])
         after = number(step.record["bank_ms"])
         bank = self.banks[seat]
@@ -273,7 +235,7 @@ class RecordChecker:
         if abs(after - expected) > CLOCK_TOLERANCE_MS:
             self.add(step, f"bank_ms: recorded {after:g}, engine {expected:g} (from think_ms)")
 
-    def _fault(self, step: WalkStep) -> None:
+    def _fault(self, step: Step) -> None:
         r = step.record
         seat, kind = r["seat"], r["kind"]
         if not 0 <= seat < self.players:
@@ -309,12 +271,16 @@ class RecordChecker:
         else:
             self.forfeits.append(step)
 
-    def _fault_hand(self, step: WalkStep, seat: int) -> int | None:
-        """The hand a fault of ``seat`` is recorded in: the one in play (None before a deal)."""
+    def _fault_hand(self, step: Step, seat: int) -> int | None:
+        """The hand a fault of ``seat`` is recorded in: the one last dealt to it; the one in
+        play (None before a deal) before the seat's first deal, or while it sits out."""
+        dealt = self.dealt_to.get(seat)
+        if dealt is not None:
+            return dealt
         hand = step.before.hand
         return None if hand is None else hand.number + 1
 
-    def _illegal(self, step: WalkStep) -> None:
+    def _illegal(self, step: Step) -> None:
         r = step.record
         if r["action"] is None or step.before.to_act != r["seat"]:
             return
@@ -335,7 +301,7 @@ class RecordChecker:
             return
         self.add(step, f"an illegal_action fault, but the engine accepts {action}")
 
-    def _timeout(self, step: WalkStep) -> None:
+    def _timeout(self, step: Step) -> None:
         r = step.record
         kind = r["kind"]
         want = (FaultKind.TIME_BANK_EXHAUSTED if self.has_bank else FaultKind.DEADLINE_MISSED).value
@@ -349,66 +315,110 @@ class RecordChecker:
             if think < limit - CLOCK_TOLERANCE_MS:
                 self.add(step, f"a timeout after {think:g} ms, but {limit:g} ms were left")
 
-    def _hand_result(self, step: WalkStep) -> None:
+    def _hand_result(self, step: Step) -> None:
         self.results += 1
         if step.result is None:
             self.add(step, f"hand {step.record['hand']} has not ended in the engine")
             return
         got = {k: v for k, v in step.record.items() if k != "type"}
-        diff = first_difference(got, hand_result_dict(step.result))
+        diff = first_difference(got, hand_result_dict(step.result, group=self.players > 2))
         if diff is not None:
             self.add(step, f"hand {step.record['hand']}: {diff}")
 
-    def _match_result(self, step: WalkStep) -> None:
+    def _round_result(self, step: Step) -> None:
+        """A partnership round's result against the engine's (team hand points, who scores
+        how many, the scores after)."""
+        self.rounds += 1
+        number = step.record.get("round")
+        if step.round is None:
+            self.add(step, f"round {value_text(number)} has not ended in the engine")
+            return
+        got = {k: v for k, v in step.record.items() if k != "type"}
+        diff = first_difference(got, round_result_dict(step.round))
+        if diff is not None:
+            self.add(step, f"round {step.round.number + 1}: {diff}")
+
+    def _match_result(self, step: Step) -> None:
         r = step.record
         forfeit = r["forfeit"]
-        if (
-            step.before.result is None
-            and isinstance(forfeit, dict)
-            and not forfeit_seat_ok(forfeit.get("seat"))
-        ):
-            self.add(step, f"forfeit: seat {forfeit.get('seat')!r} is not 0, 1 or null")
+        named = forfeit_seats(forfeit, self.players)
+        if step.before.result is None and isinstance(forfeit, dict) and not named:
+            self.add(step, self._unnamed(forfeit))
         elif step.after.result is None:
             self.add(step, "the match result is recorded, but the match goes on")
         first = self.forfeits[0] if self.forfeits else None
-        if r["termination"] == "forfeit":
-            if first is None:
-                self.add(step, "a forfeit, but no fault record with retry false")
-            elif isinstance(forfeit, dict):
-                seats = {s.record["seat"] for s in self.forfeits}
-                if forfeit.get("seat") is None and len(seats) < 2:
-                    self.add(step, "both seats forfeit, but only one seat's fault is recorded")
-                elif (
-                    forfeit.get("seat") is not None and forfeit.get("seat") != first.record["seat"]
-                ):
-                    self.add(
-                        step,
-                        f"forfeit seat: recorded {forfeit.get('seat')}, but the fault of line "
-                        f"{first.line} is seat {first.record['seat']}'s",
-                    )
-                for key in ("kind", "rule", "reason") if forfeit.get("seat") is not None else ():
-                    if forfeit.get(key) != first.record[key]:
-                        self.add(
-                            step,
-                            f"forfeit {key}: recorded {value_text(forfeit.get(key))}, the fault of "
-                            f"line {first.line} says {value_text(first.record[key])}",
-                        )
-                        break
-        elif first is not None:
-            self.add(step, f"the fault of line {first.line} forfeits, but the result is no forfeit")
+        if r["termination"] != "forfeit":
+            if first is not None:
+                self.add(
+                    step, f"the fault of line {first.line} forfeits, but the result is no forfeit"
+                )
+        elif first is None:
+            self.add(step, "a forfeit, but no fault record with retry false")
+        elif isinstance(forfeit, dict):
+            self._forfeit(step, forfeit, first, named)
         result = step.after.result
         if result is not None:
             kind = forfeit.get("kind") if isinstance(forfeit, dict) else None
-            expected = match_result_dict(result, step.after.hands_dealt, kind)
+            expected = match_result_dict(result, step.after.hands_dealt, kind, self.players)
             # The salt is checked by _seal; how the bot processes ended is not the engine's (the
             # schema checks its shape).
             shown = {k: v for k, v in r.items() if k not in ("type", "deal_salt", "exits")}
             diff = first_difference(shown, expected)
             if diff is not None:
                 self.add(step, f"match result: {diff}")
+        played = len(step.after.round_results)
+        if self.rounds < played:
+            self.add(step, f"round {played} has no round_result record before the match result")
         self._seal(step)
 
-    def _seal(self, step: WalkStep) -> None:
+    def _unnamed(self, forfeit: dict[str, Any]) -> str:
+        """Why a forfeit names no seat of this match."""
+        if self.players == 2:
+            return f"forfeit: seat {forfeit.get('seat')!r} is not 0, 1 or null"
+        seats = forfeit.get("seats", forfeit.get("seat"))
+        return (
+            f"forfeit: {value_text(seats)} names no seats of this match (0 to {self.players - 1})"
+        )
+
+    def _forfeit(
+        self, step: Step, forfeit: dict[str, Any], first: Step, named: tuple[int, ...]
+    ) -> None:
+        """A forfeit's seats are those of the faults recorded with retry false, and one seat's
+        forfeit is its fault's (kind, rule, reason). A two-player log names one seat, or null
+        for both; a larger one every seat in ``seats``."""
+        faulted = sorted({s.record["seat"] for s in self.forfeits})
+        seat = forfeit.get("seat")
+        if self.players == 2:
+            if seat is None and len(faulted) < 2:
+                self.add(step, "both seats forfeit, but only one seat's fault is recorded")
+            elif seat is not None and seat != first.record["seat"]:
+                self.add(
+                    step,
+                    f"forfeit seat: recorded {seat}, but the fault of line {first.line} is seat "
+                    f"{first.record['seat']}'s",
+                )
+            if seat is None:
+                return
+        else:
+            if named and sorted(named) != faulted:
+                self.add(
+                    step,
+                    f"forfeit seats: recorded {value_text(sorted(named))}, but the faults with "
+                    f"retry false are seat {' and '.join(map(str, faulted))}'s",
+                )
+                return
+            if len(faulted) != 1:
+                return
+        for key in ("kind", "rule", "reason"):
+            if forfeit.get(key) != first.record[key]:
+                self.add(
+                    step,
+                    f"forfeit {key}: recorded {value_text(forfeit.get(key))}, the fault of line "
+                    f"{first.line} says {value_text(first.record[key])}",
+                )
+                return
+
+    def _seal(self, step: Step) -> None:
         """The header's commitment to the deal, opened by the seed and the revealed salt."""
         committed = self.timeline.header.get("deal_commitment")
         salt = step.record.get("deal_salt")

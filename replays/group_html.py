@@ -23,8 +23,7 @@ from referee.engine.cards import Card, card_str, cards_of
 from referee.engine.hand import Hand
 from referee.engine.observation import seen_events
 from referee.engine.outcomes import Event, HandResult
-from referee.timeline import collector_paused
-from replays.group_timeline import GroupStep, GroupTimeline
+from referee.timeline import GroupStep, GroupTimeline, collector_paused
 from replays.view import format_header as format_group_header
 from replays.view import format_step as format_group_step
 from replays.words import GUTTER, Style

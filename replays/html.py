@@ -34,10 +34,9 @@ from referee.engine.cards import Card, card_str, cards_of, sort_key
 from referee.engine.hand import Hand
 from referee.engine.observation import seen_events
 from referee.engine.outcomes import Event, HandOutcome, HandResult
-from referee.timeline import Step, Timeline, collector_paused
+from referee.timeline import GroupStep, GroupTimeline, Step, Timeline, collector_paused
 from replays.breakdown import format_showdown, result_lines
 from replays.group_html import group_frame_changes
-from replays.group_timeline import GroupStep, GroupTimeline
 from replays.view import format_header, format_step
 from replays.words import GUTTER, PLAIN, Style
 

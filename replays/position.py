@@ -10,12 +10,10 @@ hand from the seat's hand seat). :func:`format_answer` says what a live bot answ
 
 from __future__ import annotations
 
-from referee.engine.match import Match
 from referee.engine.observation import observe_seat
 from referee.errors import GinRefError
 from referee.timeline import Step, Timeline, request_observation
 from replays.ask import Answer
-from replays.group_timeline import GroupStep, GroupTimeline
 from replays.words import (
     PLAIN,
     Style,
@@ -36,7 +34,7 @@ def format_position(timeline: Timeline, step: Step, style: Style = PLAIN) -> lis
     obs = request_observation(step)
     assert obs is not None
     seat = obs.seat
-    before: Match = step.before
+    before = step.before
     hand = "before the first deal" if before.hand is None else f"hand {before.hand.number + 1}"
     lines = [
         style.bold(
@@ -80,15 +78,15 @@ def format_answer(step: Step, command: str, answer: Answer, style: Style = PLAIN
     return lines
 
 
-def format_group_position(
-    timeline: GroupTimeline, step: GroupStep, style: Style = PLAIN
-) -> list[str]:
+def format_group_position(timeline: Timeline, step: Step, style: Style = PLAIN) -> list[str]:
     """The position of a recorded decision (or fault): the acting seat's request as it saw it,
     the scores, and what was recorded there."""
     seat = step.before.to_act
     assert seat is not None
     obs = observe_seat(step.before, seat)
-    opponent = step.before.table.seats[1 - obs.seat]
+    table = step.before.table_of(seat)
+    assert table is not None  # the seat to act plays at a table
+    opponent = table.seats[1 - obs.seat]
     where = f", table {obs.table}" if timeline.teams else ""
     lines = [
         style.bold(
@@ -114,7 +112,7 @@ def format_group_position(
     return lines
 
 
-def group_position_at(timeline: GroupTimeline, line: int) -> GroupStep:
+def group_position_at(timeline: Timeline, line: int) -> Step:
     """The step of line ``line`` if a seat was asked a decision there; else a clear error."""
     step = timeline.step_at(line)
     if step is None:

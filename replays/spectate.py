@@ -1,8 +1,10 @@
 """What a spectator may see of a match while its log is being written: public information only.
 
 :class:`Spectator` follows a replay log record by record (:meth:`Spectator.feed`) through the
-engine and answers :meth:`Spectator.view`, a JSON-able mapping; :func:`spectator_view` is the view
-of a whole prefix of records. ``ginref live`` (:mod:`tournaments.live.server`) serves these views.
+engine, by the one walk of a log (:class:`referee.timeline.LogFold`), and answers
+:meth:`Spectator.view`, a JSON-able mapping built from the walk's state; :func:`spectator_view`
+is the view of a whole prefix of records. ``ginref live`` (:mod:`tournaments.live.server`)
+serves these views.
 
 What the view holds: the match id, the rules' profile, target and players, each seat's label and
 the name and version its bot said in its Hello (as :func:`referee.text.safe_text` makes them),
@@ -24,13 +26,12 @@ cards of a hand cut short by a forfeit.
 The record that makes something public is the trigger; what is shown comes from the engine, not
 from the record, so a log rewritten by someone else cannot put words in the view beyond names.
 
-Why a fold and not :func:`referee.timeline.build_timeline`: a timeline keeps the engine's state
-after every record and is built from a whole log; rebuilding it each second as a log grows costs
-some 0.7 s for a 6,000-record partnership match, where the fold applies each new record once
-(microseconds) and keeps only the present. It follows the same steps as the timeline: the
-engine from the header's rules and seed, each decision applied for the seat it names, a
-``hand_result`` record reporting the first finished hand not yet reported, a forfeit applied at
-the match result; it also checks each ``deal`` record's deck against the engine's.
+The walk is fed each record as it is written and keeps no history (``history=False``): a
+:class:`~referee.timeline.Timeline` keeps the engine's state after every record, and rebuilding
+one each second as a log grows costs some 0.7 s for a 6,000-record partnership match, where the
+fold applies each new record once (microseconds) and keeps only the present. The view stops
+following the log where the walk does (a decision the engine refuses), and besides where a
+``deal`` record is not the engine's next deal or its deck not the one the header's seed deals.
 """
 
 from __future__ import annotations
@@ -39,19 +40,15 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from referee.engine.actions import action_from_dict
-from referee.engine.cards import card_str, cards_of, parse_card
-from referee.engine.group import GroupMatch
+from referee.engine.cards import card_str, cards_of
 from referee.engine.hand import Hand
-from referee.engine.match import Match
 from referee.engine.observation import seen_events
-from referee.engine.outcomes import Event, HandResult, MatchResult
+from referee.engine.outcomes import Event, HandResult, MatchResult, RoundResult
 from referee.engine.rules import Rules
-from referee.errors import GinRefError
+from referee.errors import ReplayLogError
 from referee.replay_log import hand_result_dict
 from referee.text import safe_text
-from referee.timeline import forfeit_seat_ok
-from replays.group_timeline import forfeit_seats
+from referee.timeline import LogFold, Step, UnreadableRules, header_rules, header_seed
 
 # A seat that plays no hand: seen_events hides every private card from it.
 SPECTATOR = -1
@@ -88,13 +85,11 @@ class Spectator:
         self.stopped: str | None = None  # why the engine no longer follows the log
         self._header: dict[str, Any] | None = None
         self._rules: Rules | None = None
-        self._match: Match | GroupMatch | None = None
+        self._fold: LogFold | None = None  # the walk, once the header gives it a start
         self._names: dict[int, tuple[str, str]] = {}  # Hello's name and version, by seat
         self._labels: dict[int, str] = {}  # the header's, by seat
         self._tables: dict[int, _Shown] = {}
         self._hand = 0  # the last hand dealt (1-based)
-        self._reported = 0  # hand results read
-        self._rounds = 0  # round results read
         self._results: list[dict[str, Any]] = []
         self._round_list: list[dict[str, Any]] = []
         self._faults: list[dict[str, Any]] = []
@@ -123,19 +118,28 @@ class Spectator:
                 self._names[seat] = (name, safe_text(str(record.get("version", ""))))
         elif kind == "fault":
             self._fault(record)
-        elif self._match is None or self.stopped is not None:
+        fold = self._fold
+        if fold is None or self.stopped is not None:
             if kind == "match_result":
                 self._over = True
+            return
+        step = fold.feed(self.records, record)
+        if step is None:
+            seat = _int(record.get("seat"))
+            refusal = fold.refusal
+            self.stopped = (
+                f"seat {seat} acts out of turn"
+                if refusal is None
+                else f"the engine refuses seat {seat}'s action: {refusal}"
+            )
         elif kind == "deal":
-            self._deal(record)
-        elif kind == "decision":
-            self._decide(record)
-        elif kind == "hand_result":
-            self._hand_result()
-        elif kind == "round_result":
-            self._round_result()
+            self._deal(step, fold)
+        elif step.result is not None:
+            self._hand_result(step.result)
+        elif step.round is not None:
+            self._round_result(step.round)
         elif kind == "match_result":
-            self._match_result(record)
+            self._match_result(step)
 
     def _start(self, header: dict[str, Any]) -> None:
         self._header = header
@@ -143,20 +147,21 @@ class Spectator:
         for bot in bots if isinstance(bots, list) else ():
             if isinstance(bot, dict) and _int(bot.get("seat")) is not None:
                 self._labels[bot["seat"]] = safe_text(str(bot.get("label", "")))
-        seed = _int(header.get("seed"))
         try:
-            rules = Rules.from_dict(header["rules"])
-        except (GinRefError, KeyError, TypeError, ValueError, AttributeError) as exc:
-            self.stopped = f"the header's rules cannot be read: {exc}"
+            rules = header_rules(header)
+        except UnreadableRules as exc:
+            self.stopped = f"the header's rules cannot be read: {exc.detail}"
             return
         self._rules = rules
         self._scores = [0] * (2 if rules.players == 4 else rules.players)
-        if seed is None or seed < 0:
+        try:
+            seed = header_seed(header)
+        except ReplayLogError:
             self.stopped = "the header has no seed to follow the match from"
             return
-        # The seed deals exactly as the referee dealt (it plays Match(rules, seed) too); each
+        # The seed deals exactly as the referee dealt (it plays the same game from it); each
         # deal record's deck is checked against it.
-        self._match = GroupMatch(rules, seed) if rules.players > 2 else Match(rules, seed)
+        self._fold = LogFold(rules, seed, history=False)
 
     def _fault(self, record: dict[str, Any]) -> None:
         seat = _int(record.get("seat"))
@@ -172,50 +177,22 @@ class Spectator:
             }
         )
 
-    def _deal(self, record: dict[str, Any]) -> None:
-        match = self._match
-        number = _int(record.get("hand"))
-        shown: _Shown | None = None
-        if isinstance(match, GroupMatch):
-            for table in match.tables:
-                if number is not None and table.hand.number + 1 == number:
-                    shown = _Shown(table.hand, table.seats, table.number)
-        elif match is not None and match.hand is not None and number == match.hand.number + 1:
-            shown = _Shown(match.hand, (0, 1), 0)
-        if shown is None or number is None:
+    def _deal(self, step: Step, fold: LogFold) -> None:
+        number = _int(step.record.get("hand"))
+        hand = step.played
+        if hand is None or number is None:
             self.stopped = f"the deal of hand {number} is not the engine's next"
             return
-        try:
-            deck = tuple(parse_card(c) for c in record["deck"])
-        except (GinRefError, KeyError, TypeError):
-            deck = ()
-        if deck != shown.hand.deck:
+        deck = fold.decks.get(step.line)
+        if deck is None or tuple(deck) != hand.deck:
             self.stopped = f"the deck of hand {number} is not the one the header's seed deals"
             return
-        self._tables[shown.table] = shown
+        # The engine's own hand, changed in place as the walk applies each decision.
+        self._tables[step.table] = _Shown(hand, step.seats, step.table)
         self._hand = max(self._hand, number)
 
-    def _decide(self, record: dict[str, Any]) -> None:
-        match = self._match
-        assert match is not None
-        seat = _int(record.get("seat"))
-        if seat is None or match.to_act != seat:
-            self.stopped = f"seat {seat} acts out of turn"
-            return
-        try:
-            match.apply(action_from_dict(record["action"]))
-        except (GinRefError, KeyError, TypeError, ValueError, AttributeError) as exc:
-            self.stopped = f"the engine refuses seat {seat}'s action: {exc}"
-
-    def _hand_result(self) -> None:
-        match = self._match
-        assert match is not None
-        # As the timeline reads it: the first finished hand not yet reported; none before the
-        # engine has finished one.
-        if self._reported >= len(match.hand_results):
-            return
-        result = match.hand_results[self._reported]
-        self._reported += 1
+    def _hand_result(self, result: HandResult) -> None:
+        # As the walk reads it: the first finished hand not yet reported.
         for shown in self._tables.values():
             if shown.hand.number == result.number:
                 shown.result = result
@@ -232,12 +209,7 @@ class Spectator:
             }
         )
 
-    def _round_result(self) -> None:
-        match = self._match
-        if not isinstance(match, GroupMatch) or self._rounds >= len(match.round_results):
-            return
-        done = match.round_results[self._rounds]
-        self._rounds += 1
+    def _round_result(self, done: RoundResult) -> None:
         self._scores = list(done.scores_after)
         self._round_list.append(
             {
@@ -250,22 +222,14 @@ class Spectator:
             }
         )
 
-    def _match_result(self, record: dict[str, Any]) -> None:
-        match = self._match
-        assert match is not None
+    def _match_result(self, step: Step) -> None:
         self._over = True
-        forfeit = record.get("forfeit")
+        forfeit = step.record.get("forfeit")
         kind = safe_text(str(forfeit.get("kind"))) if isinstance(forfeit, dict) else None
-        if match.result is None and isinstance(forfeit, dict):
-            rule = str(forfeit.get("rule"))
-            if isinstance(match, GroupMatch):
-                seats = forfeit_seats(forfeit, match.players)
-                if seats:
-                    match.forfeit(seats, rule, "")
-            elif forfeit_seat_ok(seat := forfeit.get("seat")):
-                match.forfeit((0, 1) if seat is None else (seat,), rule, "")
-        if match.result is not None:
-            self._outcome = self._result_view(match.result, kind)
+        # The walk applied the forfeit, if the record names seats that can forfeit.
+        result = step.after.result
+        if result is not None:
+            self._outcome = self._result_view(result, kind)
 
     def _result_view(self, result: MatchResult, kind: str | None) -> dict[str, Any]:
         players = self.players

@@ -1,24 +1,29 @@
 """``ginref verify``: re-adjudicate replay logs with the rules engine and say where they differ.
 
-Each log is read once (:func:`referee.replay_log.read_text_log`) and walked once through the
-engine (:func:`referee.timeline.build_timeline`: the header's rules and seed, the decks of the
-``deal`` records, every decision applied in order, a forfeit applied at the match result; a log
-of three players or two partnerships through :func:`replays.group_timeline.build_group_timeline`);
-:func:`timeline_problems` checks that walk (:mod:`replays.checks`, and for three or four players
-:mod:`replays.group_verify`, which says what it checks besides):
+Each log, of two, three or four players, is read once (:func:`referee.replay_log.read_text_log`)
+and walked once through the engine (:func:`referee.timeline.build_timeline`: the header's rules
+and seed, the decks of the ``deal`` records, every decision applied in order for the match seat
+it names, a forfeit applied at the match result for every seat it names); :func:`timeline_problems`
+checks that walk (:mod:`replays.checks`) on the match seats:
 
 - each deck against the one the seed gives (:mod:`referee.engine.deal`); each ``deal``: that the
   engine deals that hand there, with the recorded dealer, deck, upcard and knock limit, and that
-  every hand's deal and result are recorded;
+  every hand's deal and result are recorded; with three or four players, the match seats at its
+  hand seats 0 and 1 and its table, as the engine seats them (R10.1: the dealer sits out; R10.2:
+  opponents swap every round);
 - each ``decision``: that it is the recorded seat's turn, in the recorded phase and hand, and
   legal (the walk stops at the first the engine cannot take); that its seat had connected; that
   the seat's request ids run without a gap (a missing record leaves one); the clock: the bank
   after the decision;
 - each ``fault``: the hand, that a decision fault is the seat to act's, that an illegal action is
   one (the engine refuses it, naming the recorded rule), that a retry was allowed, that a timeout
-  ran out the time there was, and that the forfeit in the match result is the recorded fault's;
+  ran out the time there was, and that the forfeit in the match result is the recorded faults'
+  (with three or four players, its ``seats`` those of the faults recorded with retry false);
 - each hand result and the match result against the engine's, naming the first field that
-  differs with both values; and that the log does not end before its match result;
+  differs with both values (with three or four players, a hand's ``seats`` and ``table``, the
+  match's ``players``, ``placings`` and ``teams``); with partnerships each ``round_result``, and
+  a round with no record of its result before the next deal or the match result; and that the
+  log does not end before its match result;
 - the deal's commitment: the header's ``deal_commitment`` opened by the seed and the salt the
   match result reveals (:mod:`referee.fairness`);
 - every line against the log's JSON Schema (:mod:`replays.schema`), and a last line cut short
@@ -42,15 +47,8 @@ from referee.replay_log import (
     describe_problem,
     read_text_log,
 )
-from referee.timeline import Timeline, build_timeline
+from referee.timeline import Timeline, admit_round_results, build_timeline
 from replays.checks import ENDS_EARLY, RecordChecker
-from replays.group_timeline import (
-    GroupTimeline,
-    admit_round_results,
-    build_group_timeline,
-    players_of,
-)
-from replays.group_verify import group_problems, summarize_group
 from replays.schema import schema_problems
 
 
@@ -89,7 +87,7 @@ def check_file(path: str | os.PathLike[str]) -> LogCheck:
     if path.is_dir():
         return LogCheck(path, ((0, "no replay logs (*.jsonl) in this directory"),), {}, 0, "")
     try:
-        log = admit_round_results(read_text_log(path), path)
+        log = admit_round_results(read_text_log(path))
     except ReplayError as exc:
         return LogCheck(path, ((exc.line, exc.message),), {}, 0, "")
     kinds = {n: str(r["type"]) for n, r in log.records}
@@ -112,7 +110,7 @@ def check_file(path: str | os.PathLike[str]) -> LogCheck:
 def check_log(log: ReplayLog) -> tuple[list[tuple[int, str]], str]:
     """Every problem of a log that parsed, and a one-line summary of the match (one walk)."""
     try:
-        timeline = build_group_timeline(log) if players_of(log) > 2 else build_timeline(log)
+        timeline = build_timeline(log)
     except ReplayLogError as exc:
         return list(exc.problems), ""
     except Exception as exc:  # a tampered log must not crash the verifier; say what broke
@@ -124,31 +122,39 @@ def _ordered(problems: Sequence[tuple[int, str]]) -> tuple[tuple[int, str], ...]
     return tuple(sorted(problems, key=lambda p: (p[0] == 0, p[0])))
 
 
-def summarize(timeline: Timeline | GroupTimeline) -> str:
-    """``standard, seed 7, 3 hands, 98 decisions: seat 0 (greedy_bot) wins 139-0``."""
-    if isinstance(timeline, GroupTimeline):
-        return summarize_group(timeline)
+def summarize(timeline: Timeline) -> str:
+    """``standard, seed 7, 3 hands, 98 decisions: seat 0 (greedy_bot) wins 139-0``; with three
+    players ``standard, seed 7, 3 players, 9 hands, ...``, with partnerships ``..., 4 players in
+    two teams, ...: team 0 (seats 0 and 2) wins 131-87``."""
     hands = len(timeline.hands())
     decisions = sum(1 for s in timeline.steps if s.kind == "decision")
+    players = timeline.players
+    who = (
+        ""
+        if players == 2
+        else ("4 players in two teams, " if timeline.teams else f"{players} players, ")
+    )
     text = (
-        f"{timeline.rules.profile_name}, seed {timeline.seed}, {hands} hand"
+        f"{timeline.rules.profile_name}, seed {timeline.seed}, {who}{hands} hand"
         f"{'' if hands == 1 else 's'}, {decisions} decisions"
     )
     end = next((s for s in timeline.steps if s.kind == "match_result"), None)
     if end is None or end.after.result is None:
         return text
     result = end.after.result
-    final = f"{result.final[0]}-{result.final[1]}"
+    final = "-".join(str(f) for f in result.final)
     if result.winner is None:
         return f"{text}: no winner, {final} ({result.termination.value})"
-    who = f"seat {result.winner} ({timeline.label(result.winner)})"
-    return f"{text}: {who} wins {final} ({result.termination.value})"
+    if timeline.teams:
+        mates = [s for s in range(players) if timeline.team_of(s) == result.winner]
+        name = f"team {result.winner} (seats {mates[0]} and {mates[1]})"
+    else:
+        name = f"seat {result.winner} ({timeline.label(result.winner)})"
+    return f"{text}: {name} wins {final} ({result.termination.value})"
 
 
-def timeline_problems(timeline: Timeline | GroupTimeline) -> list[tuple[int, str]]:
+def timeline_problems(timeline: Timeline) -> list[tuple[int, str]]:
     """Every problem of a replayed log: the checks of the module docstring."""
-    if isinstance(timeline, GroupTimeline):
-        return group_problems(timeline)
     checker = RecordChecker(timeline)
     try:
         checker.run()
@@ -181,7 +187,7 @@ def format_problem(check: LogCheck, problem: tuple[int, str]) -> str:
     return f"line {line}" + (f" ({kind})" if kind else "") + f": {message}"
 
 
-def difference_warning(log: str, timeline: Timeline | GroupTimeline) -> str | None:
+def difference_warning(log: str, timeline: Timeline) -> str | None:
     """One line saying that the log does not re-adjudicate (the first difference), or None: a
     replay shows the engine's view, which such a log does not agree with."""
     # A log that stops early is shown with a note of its own (and a cut line with a warning).

@@ -30,9 +30,8 @@ from referee.engine.actions import Action, ChooseDeal, DefenderPlay, Discard, Pa
 from referee.engine.observation import observe_seat, seen_events
 from referee.engine.outcomes import Phase, RoundResult
 from referee.text import safe_text
-from referee.timeline import Step
+from referee.timeline import GroupStep, Step
 from replays.breakdown import AnyTimeline, format_showdown, result_lines, side_name
-from replays.group_timeline import GroupStep
 from replays.words import (
     INDENT,
     PLAIN,

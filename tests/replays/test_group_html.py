@@ -18,8 +18,8 @@ from ginref.cli import main
 from referee.engine.cards import card_str, cards_of, parse_card, sort_key
 from referee.engine.rules import Rules
 from referee.series import run_series_async
+from referee.timeline import GroupTimeline, load_any_replay
 from replays.group_html import group_frames
-from replays.group_timeline import GroupTimeline, load_any_replay
 from replays.html import showdown_data
 from tests.support.browser import Browser
 from tests.support.referee_helpers import FAST, bot

@@ -14,8 +14,8 @@ from typing import Any
 import pytest
 
 from referee.engine.cards import card_str, cards_of, parse_card
+from referee.timeline import GroupTimeline, load_any_replay
 from replays.group_html import group_frame_changes, group_frames
-from replays.group_timeline import GroupTimeline, load_any_replay
 from replays.html import render_html, showdown_data
 from replays.words import Style, card_text
 from tests.support.group_logs import group_match_log, group_rules

@@ -18,7 +18,7 @@ from click.testing import CliRunner
 
 from ginref.cli import main
 from referee.engine.cards import card_str, parse_card
-from replays.group_timeline import GroupTimeline, load_any_replay
+from referee.timeline import load_replay
 from replays.schema import schema_problem
 from tests.support.group_logs import group_match_log, group_rules
 from tests.support.replay_helpers import records_of, write_records
@@ -91,12 +91,12 @@ def test_untouched_logs_pass(logs: dict[str, Path]) -> None:
 def test_the_logs_cover_what_the_checks_are_about(logs: dict[str, Path]) -> None:
     """Several hands, a dead hand dealt again by the same dealer, rounds, forfeits: otherwise
     the tampering tests below would check less than they say."""
-    three = load_any_replay(logs["three"])
-    assert isinstance(three, GroupTimeline) and three.players == 3
+    three = load_replay(logs["three"])
+    assert three.players == 3 and not three.teams
     results = [s.result for s in three.steps if s.result is not None]
     assert len(results) >= 5 and any(r.winner is None for r in results)
-    four = load_any_replay(logs["four"])
-    assert isinstance(four, GroupTimeline) and four.teams
+    four = load_replay(logs["four"])
+    assert four.players == 4 and four.teams
     assert sum(1 for s in four.steps if s.round is not None) >= 3
     forfeits = [records_of(logs[n])[-1]["forfeit"] for n in ("three-forfeit", "four-forfeit")]
     assert all(f is not None and len(f["seats"]) == 1 for f in forfeits)

@@ -26,7 +26,6 @@ from referee.engine.hand import Hand
 from referee.engine.rules import Rules
 from referee.replay_log import read_text_log
 from referee.timeline import build_timeline
-from replays.group_timeline import build_group_timeline
 from replays.spectate import Spectator, spectator_view
 from tests.support.group_logs import group_match_log, group_rules, two_player_log
 from tests.support.replay_helpers import fake_match_log, records_of
@@ -163,8 +162,9 @@ def test_a_planted_early_result_is_caught(
 
     def early(self: Spectator, record: dict[str, Any]) -> None:
         feed(self, record)
-        if record["type"] == "decision":
-            self._hand_result()
+        fold = self._fold
+        if record["type"] == "decision" and fold is not None and fold.match.hand_results:
+            self._hand_result(fold.match.hand_results[-1])
 
     monkeypatch.setattr(Spectator, "feed", early)
     assert any("of hand" in leak for leak in leaks(sample))
@@ -195,7 +195,7 @@ def test_each_table_is_the_engines_hand_after_each_record(players: int, tmp_path
     else:
         group_match_log(path, group_rules(players, target=25), seed=3, choices=3)
     log = read_text_log(path)
-    walk = build_timeline(log) if players == 2 else build_group_timeline(log)
+    walk = build_timeline(log)
     assert walk.complete
     spectator = Spectator()
     checked = 0
@@ -208,7 +208,7 @@ def test_each_table_is_the_engines_hand_after_each_record(players: int, tmp_path
         assert table["pile"] == [card_str(c) for c in hand.pile]
         assert table["stock"] == hand.stock_size
         assert table["held"] == [hand.held(0).bit_count(), hand.held(1).bit_count()]
-        seats = list(getattr(step, "seats", (0, 1)))
+        seats = list(step.seats)
         assert table["seats"] == seats
         assert table["to_act"] == (None if hand.to_act is None else seats[hand.to_act])
         checked += 1
