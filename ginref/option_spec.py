@@ -138,7 +138,8 @@ class Given:
         return replace(defaults, **key_changes(defaults, self.file_values())).validate()
 
 
-# Each command's options, as :func:`with_options` made them (what the table's tests walk).
+# Each command's name and entries of the table, as :func:`with_options` was given them (what
+# the table's tests walk).
 DECLARED: dict[Command, tuple[str, tuple[Option[Any], ...]]] = {}
 
 
@@ -159,7 +160,7 @@ def with_options(command: str, *table: Option[Any]) -> Callable[[Command], Comma
 
         for option in reversed(on):
             run = option.click_option()(run)
-        DECLARED[run] = (command, on)
+        DECLARED[run] = (command, table)
         return run
 
     return decorate
