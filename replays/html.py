@@ -1,7 +1,7 @@
 """``ginref replay LOG --html OUT.html``: the match as one self-contained web page.
 
 :func:`replay_frames` turns a replayed log (:mod:`referee.timeline`) into one frame per
-record: both hands, the discard pile, the stock, the scores, what happened, and for a finished
+record: the hands, the discard pile, the stock, the scores, what happened, and for a finished
 hand the showdown (melds, layoffs, deadwood). The page holds them as :func:`frame_changes`
 gives them, each frame as what changed since the one before (a card or two, where the whole
 table is some thirty cards and the text), as JSON deflated and in base64. :func:`render_html`
@@ -11,12 +11,20 @@ event), rebuilds the frames, draws the table with CSS cards and steps through th
 (buttons, a slider, the arrow keys, a list of every event). The page loads nothing from
 anywhere: no fonts, scripts or images.
 
-Writing a page formats each record's text once, and what the other seat was told of a record
-only for a record that moved a card it did not see; neither needs a seat's whole observation.
+Two players' frames hold their one table's fields; with three players (R10.1) or partnerships
+(R10.2) a frame holds each table in play (``tables``: one with three players, beside it the seat
+that dealt and sits out; two with partnerships, each with its hand number and the match seats
+at its hand seats 0 and 1), and the page draws a score board of the players or the teams above
+them. A table shows its hand until the next deal there, so a finished hand stays on view with
+its showdown.
+
+Writing a page formats each record's text once, and what the other player at the table was told
+of a record only for a record that moved a card it did not see; neither needs a seat's whole
+observation.
 
 The page reads its position from the URL: ``page.html#line=57`` opens at the record of log line
-57, ``&show=0`` shows only seat 0's cards (``show=none``, ``show=both``). Each drawn card is an
-element with ``data-card="TD"``; a hidden card is a ``.back`` without one.
+57, ``&show=0`` shows only seat 0's cards (``show=0,2``, ``show=none``, ``show=all``). Each drawn
+card is an element with ``data-card="TD"``; a hidden card is a ``.back`` without one.
 """
 
 from __future__ import annotations
@@ -34,10 +42,9 @@ from referee.engine.cards import Card, card_str, cards_of, sort_key
 from referee.engine.hand import Hand
 from referee.engine.observation import seen_events
 from referee.engine.outcomes import Event, HandOutcome, HandResult
-from referee.timeline import GroupStep, GroupTimeline, Step, Timeline, collector_paused
-from replays.breakdown import format_showdown, result_lines
-from replays.group_html import group_frame_changes
-from replays.view import format_header, format_step
+from referee.timeline import collector_paused
+from replays.breakdown import AnyTimeline, format_showdown, result_lines
+from replays.view import AnyStep, format_header, format_step, hand_seats
 from replays.words import GUTTER, PLAIN, Style
 
 _TEXT = Style(symbols=True, color=False)
@@ -56,7 +63,7 @@ def _sorted(cards: Iterable[Card]) -> list[str]:
     return _cards(sorted(cards, key=sort_key))
 
 
-def showdown_data(timeline: Timeline | GroupTimeline, result: HandResult) -> dict[str, Any]:
+def showdown_data(timeline: AnyTimeline, result: HandResult) -> dict[str, Any]:
     """A finished hand as the page shows it: the melds, layoffs and deadwood of both players,
     the title and who won what."""
     text = [line.strip() for line in format_showdown(timeline, result, _TEXT)]
@@ -96,21 +103,31 @@ def _moved(events: Iterable[Event]) -> str | None:
     return None
 
 
-def _hidden_from_other(seat: int, events: tuple[Event, ...]) -> bool:
-    """Whether a record of ``seat`` with these events moved a card its opponent did not see (a
-    stock draw, a face-down knock discard)."""
-    # The record's events alone (a whole observation would copy every event of the hand);
-    # what the opponent sees differs from them only by the cards it was not shown.
-    return seen_events(events, 1 - seat) != events
-
-
-def _lines(timeline: Timeline, step: Step, seat: int | None = None) -> list[str]:
+def _lines(timeline: AnyTimeline, step: AnyStep, seat: int | None = None) -> list[str]:
     lines = (
         format_header(timeline, _TEXT)
         if step.kind == "header"
         else format_step(timeline, step, _TEXT, seat)
     )
     return [line[GUTTER:].rstrip() for line in lines if line.strip()]
+
+
+def _told_other(
+    timeline: AnyTimeline, step: AnyStep, events: tuple[Event, ...]
+) -> list[str] | None:
+    """What the other player at the table was told of a record that moved a card it did not
+    see (a stock draw, a face-down knock discard): the page shows it while the actor's cards are
+    face down. None for a record that hid nothing."""
+    actor = step.seat
+    if actor is None or not events:
+        return None
+    seats = hand_seats(step)
+    other = 1 - seats.index(actor)
+    # The record's events alone (a whole observation would copy every event of the hand);
+    # what the other player sees differs from them only by the cards it was not shown.
+    if seen_events(events, other) == events:
+        return None
+    return _lines(timeline, step, seats[other])
 
 
 # A frame's fields, in the order _frame_values gives them.
@@ -160,7 +177,14 @@ class _Table:
         return self._games
 
 
-def _frame_values(timeline: Timeline) -> Iterator[tuple[Any, ...]]:
+def _game_points(match: Any) -> tuple[tuple[int, int], ...]:
+    """Each Hollywood game's running scores: a two-player match's (R9.8; more players never play
+    Hollywood), which no other match has."""
+    points: tuple[tuple[int, int], ...] = match.board.game_points
+    return points
+
+
+def _frame_values(timeline: AnyTimeline) -> Iterator[tuple[Any, ...]]:
     """Each record's frame: the values of :data:`FIELDS`, in that order, but for the hands as
     two card masks (or None) and the pile as its cards, bottom to top: compared and told apart
     at the cost of a few integers, and named by code only where a frame shows them."""
@@ -182,11 +206,7 @@ def _frame_values(timeline: Timeline) -> Iterator[tuple[Any, ...]]:
         events: tuple[Event, ...] = ()
         if kind == "decision" and played is not None:
             events = played.events[step.events_from :]
-        # What the other seat was told of this record: the page shows it when the actor's
-        # cards are face down.
-        public = None
-        if seat is not None and events and _hidden_from_other(seat, events):
-            public = _lines(timeline, step, 1 - seat)
+        public = _told_other(timeline, step, events)
         over = match.result is not None and kind == "match_result"
         scores = match.result.final if over and match.result is not None else match.scores
         result = None
@@ -208,7 +228,7 @@ def _frame_values(timeline: Timeline) -> Iterator[tuple[Any, ...]]:
             None if hand is None else hand.to_act,
             _moved(events),
             table.scores(scores),
-            table.games(match.board.game_points),
+            table.games(_game_points(match)),
             showdown if kind == "hand_result" else None,
             result,
             over,
@@ -221,11 +241,14 @@ def _hand_codes(masks: tuple[int, int] | None) -> list[list[str]] | None:
     return None if masks is None else [_cards(cards_of(mask)) for mask in masks]
 
 
-def replay_frames(timeline: Timeline) -> list[dict[str, Any]]:
-    """One frame per record: what the table looks like just after it (the page's ``FRAMES``).
+def replay_frames(timeline: AnyTimeline) -> list[dict[str, Any]]:
+    """One frame per record: what the table (the tables) looks like just after it (the page's
+    ``FRAMES``).
 
     Frames share the lists that did not change between them: read them, do not change them.
     """
+    if timeline.rules.players > 2:
+        return _tables_frames(timeline)
     frames: list[dict[str, Any]] = []
     for values in _frame_values(timeline):
         frame = dict(zip(FIELDS, values, strict=True))
@@ -269,7 +292,7 @@ def _signed(mask: int, sign: str) -> str:
     return out
 
 
-def frame_changes(timeline: Timeline) -> list[dict[str, Any]]:
+def frame_changes(timeline: AnyTimeline) -> list[dict[str, Any]]:
     """Each frame of :func:`replay_frames` as what changed since the one before: what the page
     holds, and rebuilds the frames from in its script.
 
@@ -278,6 +301,8 @@ def frame_changes(timeline: Timeline) -> list[dict[str, Any]]:
     as the cards that left and came (``handsDiff``: one string per seat; ``pileDiff``), which is
     a card or two, where the whole hands and pile would be some thirty cards per record.
     """
+    if timeline.rules.players > 2:
+        return _tables_changes(timeline)
     changes: list[dict[str, Any]] = []
     before: tuple[Any, ...] | None = None
     for values in _frame_values(timeline):
@@ -309,6 +334,133 @@ def frame_changes(timeline: Timeline) -> list[dict[str, Any]]:
     return changes
 
 
+# --- three players and partnerships: a frame holds each table in play --------------------------
+
+
+def _table(number: int, seats: tuple[int, int], hand: Hand) -> dict[str, Any]:
+    """A table as a frame shows it: the hand's cards by hand seat, in the cards' order."""
+    return {
+        "table": number,
+        "hand": hand.number + 1,
+        "seats": list(seats),
+        "dealer": hand.dealer,
+        "hands": [_cards(cards_of(hand.held(s))) for s in (0, 1)],
+        "pile": _cards(hand.pile),
+        "stock": hand.stock_size,
+        "upcard": None if hand.upcard is None else _CODES[hand.upcard],
+        "knockLimit": hand.knock_limit,
+        "over": hand.to_act is None,
+    }
+
+
+def _table_showdown(timeline: AnyTimeline, result: HandResult) -> dict[str, Any]:
+    """A showdown with its hand seats named by the match seats that played them, and its
+    table."""
+    data = showdown_data(timeline, result)
+    data["table"] = result.table
+    data["names"] = [f"Seat {s} ({timeline.label(s)})" for s in result.seats]
+    # Who won what; the scores after it are the board's (with partnerships, the round's).
+    data["verdict"] = data["verdict"][:-1]
+    return data
+
+
+def _tables_frames(timeline: AnyTimeline) -> list[dict[str, Any]]:
+    """One frame per record of three players or partnerships: the tables, the scores and what
+    happened, just after it."""
+    frames: list[dict[str, Any]] = []
+    tables: list[dict[str, Any]] = []
+    teams = timeline.rules.players == 4
+    steps: Sequence[AnyStep] = timeline.steps
+    for step in steps:
+        kind = step.kind
+        played = step.played
+        number = getattr(step, "table", 0)
+        if played is not None:
+            table = _table(number, hand_seats(step), played)
+            tables = list(tables)
+            if number < len(tables):
+                tables[number] = table
+            else:
+                tables.append(table)
+        events: tuple[Event, ...] = ()
+        if kind == "decision" and played is not None:
+            events = played.events[step.events_from :]
+        match = step.after
+        text = _lines(timeline, step)
+        over = match.result is not None and kind == "match_result"
+        scores = match.result.final if over and match.result is not None else match.scores
+        frames.append(
+            {
+                "line": step.line,
+                "kind": kind,
+                "hand": step.hand or None,
+                "round": (step.hand - 1) // 2 + 1 if teams and step.hand else None,
+                "text": text,
+                "actor": step.seat if kind in ("decision", "fault") else None,
+                "public": _told_other(timeline, step, events),
+                "moved": _moved(events),
+                "toAct": match.to_act,
+                "sittingOut": None if teams or not tables else 3 - sum(tables[0]["seats"]),
+                "tables": tables,
+                "scores": list(scores),
+                "showdown": _table_showdown(timeline, step.result) if step.result else None,
+                "result": text if over else None,
+                "over": over,
+            }
+        )
+    return frames
+
+
+def _diff(old: list[str], new: list[str], ordered: bool) -> str:
+    """``-XX`` for each card gone, then ``+XX`` for each card come. The page puts a hand in the
+    cards' order itself (``ordered``); a pile it keeps as it was with the new cards on top, so
+    a pile that changed otherwise is given whole, every old card out and every new one in."""
+    gone = [c for c in old if c not in new]
+    come = [c for c in new if c not in old]
+    if not ordered and [c for c in old if c not in gone] + come != new:
+        gone, come = old, new
+    return "".join("-" + c for c in gone) + "".join("+" + c for c in come)
+
+
+def _table_change(old: dict[str, Any], new: dict[str, Any]) -> dict[str, Any] | None:
+    if old is new or old == new:
+        return None
+    if old["hand"] != new["hand"]:
+        return {"set": new}
+    change = {k: v for k, v in new.items() if k not in ("hands", "pile") and old[k] != v}
+    if new["hands"] != old["hands"]:
+        change["handsDiff"] = [_diff(old["hands"][s], new["hands"][s], True) for s in (0, 1)]
+    if new["pile"] != old["pile"]:
+        change["pileDiff"] = _diff(old["pile"], new["pile"], False)
+    return change
+
+
+def _tables_changes(timeline: AnyTimeline) -> list[dict[str, Any]]:
+    """Each frame of :func:`_tables_frames` as what changed since the one before (the first
+    whole): a field is present only if its value changed, ``line`` only when it is not the
+    previous line plus one, and the tables, when only their cards moved, as ``tablesDiff``:
+    for each table null (unchanged), ``{"set": table}`` (a new hand) or the fields that changed,
+    with the hands and the pile as the cards that left and came (``handsDiff``, ``pileDiff``)."""
+    changes: list[dict[str, Any]] = []
+    before: dict[str, Any] | None = None
+    for frame in _tables_frames(timeline):
+        if before is None:
+            changes.append(frame)
+            before = frame
+            continue
+        change = {k: v for k, v in frame.items() if before[k] != v}
+        if change.get("line") == before["line"] + 1:
+            del change["line"]
+        if "tables" in change and len(frame["tables"]) == len(before["tables"]):
+            olds = before["tables"]
+            change["tablesDiff"] = [
+                _table_change(o, n) for o, n in zip(olds, change.pop("tables"), strict=True)
+            ]
+        changes.append(change)
+        before = frame
+    return changes
+
+
 def _packed(value: Any) -> dict[str, Any]:
     """``value`` as JSON, deflated (raw, as the page's inflate reads it) and in base64 without
     its padding: ``{"deflate": ..., "size": bytes of the JSON}``."""
@@ -332,25 +484,18 @@ def _resource(name: str) -> str:
     return (resources.files("replays") / name).read_text(encoding="utf-8")
 
 
-def render_html(timeline: Timeline | GroupTimeline, *, hand: int | None = None) -> str:
+def render_html(timeline: AnyTimeline, *, hand: int | None = None) -> str:
     """The page: the frames and the seats' names as JSON in replay-page.html's inline script.
 
-    ``hand`` opens the page at that hand's deal (the URL's ``#line=`` still wins). A match of
-    three players or partnerships gets the frames of :mod:`replays.group_html` and the script
-    that draws them, ``replay-group.js``.
+    ``hand`` opens the page at that hand's deal (the URL's ``#line=`` still wins).
     """
     header = timeline.header
-    group = isinstance(timeline, GroupTimeline)
-    if isinstance(timeline, GroupTimeline):
-        changes = group_frame_changes(timeline, lambda result: showdown_data(timeline, result))
-        head = format_header(timeline, PLAIN)
-    else:
-        with collector_paused():  # the frames hold no cycles either
-            changes = frame_changes(timeline)
-        head = format_header(timeline, PLAIN)
+    with collector_paused():  # the frames hold no cycles either
+        changes = frame_changes(timeline)
+    head = format_header(timeline, PLAIN)
     # The page opens at the first deal (or hand ``hand``'s): the table, not the header.
     first = hand if hand is not None else min(timeline.hands(), default=None)
-    steps: Sequence[Step | GroupStep] = timeline.steps
+    steps: Sequence[AnyStep] = timeline.steps
     start = next(
         (
             i
@@ -384,6 +529,5 @@ def render_html(timeline: Timeline | GroupTimeline, *, hand: int | None = None) 
         _resource("replay-page.html")
         .replace("{{TITLE}}", title)
         .replace("{{INFLATE}}", _resource("vendor/tiny-inflate.js"))
-        .replace("{{GROUP}}", _resource("replay-group.js") if group else "")
         .replace("{{DATA}}", payload)
     )

@@ -19,8 +19,7 @@ from referee.engine.cards import card_str, cards_of, parse_card, sort_key
 from referee.engine.rules import Rules
 from referee.series import run_series_async
 from referee.timeline import GroupTimeline, load_any_replay
-from replays.group_html import group_frames
-from replays.html import showdown_data
+from replays.html import replay_frames
 from tests.support.browser import Browser
 from tests.support.referee_helpers import FAST, bot
 from tests.support.replay_helpers import GREEDY, OPTIONS, RANDOM, records_of
@@ -191,7 +190,7 @@ def test_the_script_rebuilds_every_frame(
     assert isinstance(timeline, GroupTimeline)
     browser.load(page_of(logs[players]).resolve().as_uri())
     frames = json.loads(browser.js("JSON.stringify(FRAMES)"))
-    expected = group_frames(timeline, lambda result: showdown_data(timeline, result))
+    expected = replay_frames(timeline)
     assert frames == json.loads(json.dumps(expected))
 
 
