@@ -18,7 +18,7 @@ from typing import Any
 
 from referee.engine.outcomes import HandOutcome, HandResult
 from referee.engine.scoring import Term, final_terms
-from referee.timeline import GroupTimeline, Timeline
+from referee.timeline import Timeline
 from replays.words import (
     PLAIN,
     Labelled,
@@ -30,9 +30,6 @@ from replays.words import (
     seat_name,
     team_name,
 )
-
-# A log of any number of players, until its walk is one type.
-AnyTimeline = Timeline | GroupTimeline
 
 
 def format_showdown(
@@ -130,15 +127,15 @@ def term_text(term: Term) -> str:
     }.get(term.what, f"{n} {term.what}")
 
 
-def sides(timeline: AnyTimeline) -> int:
+def sides(timeline: Timeline) -> int:
     """How many scores a match keeps: one per seat, or two with partnerships (R10.2)."""
-    players = timeline.rules.players
+    players = timeline.players
     return 2 if players == 4 else players
 
 
-def side_name(timeline: AnyTimeline, side: int, you: int | None = None) -> str:
+def side_name(timeline: Timeline, side: int, you: int | None = None) -> str:
     """A seat, or with partnerships a team, by its index in the scores."""
-    if timeline.rules.players == 4:
+    if timeline.players == 4:
         return team_name(timeline, side)
     return seat_name(timeline, side, you)
 
@@ -149,7 +146,7 @@ def _ints(value: Any, size: int) -> list[int] | None:
 
 
 def game_lines(
-    timeline: AnyTimeline, game: Any, you: int | None = None
+    timeline: Timeline, game: Any, you: int | None = None
 ) -> tuple[list[str], list[int] | None]:
     """Each seat's (team's) final score of one logged game, term by term, and the totals of the
     terms (None when the record cannot be read)."""
@@ -160,7 +157,7 @@ def game_lines(
     winner: Any = fields.get("winner")
     if points is None or won is None or extra is None or winner not in range(size):
         # A match of more players settles its one game: "the" game.
-        which = "the" if timeline.rules.players > 2 else "this"
+        which = "the" if timeline.players > 2 else "this"
         return [f"({which} game's record cannot be read: ginref verify says why)"], None
     terms = final_terms(timeline.rules, points, won, extra, winner)
     totals = [sum(t.points for t in side) for side in terms]
@@ -168,7 +165,7 @@ def game_lines(
     for side, side_terms in enumerate(terms):
         parts = " + ".join(term_text(t) for t in side_terms)
         lines.append(f"{side_name(timeline, side, you)}: {parts} = {totals[side]}")
-    if timeline.rules.players == 4 and any(t.what == "boxes" for side in terms for t in side):
+    if timeline.players == 4 and any(t.what == "boxes" for side in terms for t in side):
         lines.append("(partnerships: a box for each round a team scored, R10.2)")
     logged = _ints(fields.get("final"), size)
     if logged != totals:
@@ -180,7 +177,7 @@ def game_lines(
     return lines, totals
 
 
-def _payoffs(timeline: AnyTimeline) -> tuple[float, float] | None:
+def _payoffs(timeline: Timeline) -> tuple[float, float] | None:
     """The hands' payoffs summed per seat, from the logged hand results."""
     total = [0.0, 0.0]
     for record in timeline.log.of_type("hand_result"):
@@ -195,7 +192,7 @@ def _payoffs(timeline: AnyTimeline) -> tuple[float, float] | None:
     return total[0], total[1]
 
 
-def _payoff_line(timeline: AnyTimeline, you: int | None) -> list[str]:
+def _payoff_line(timeline: Timeline, you: int | None) -> list[str]:
     # Only two players play for anything but points (R8.7, R10).
     rules = timeline.rules
     if rules.payoff == "points":
@@ -210,13 +207,13 @@ def _payoff_line(timeline: AnyTimeline, you: int | None) -> list[str]:
 
 
 def _forfeit_lines(
-    timeline: AnyTimeline, record: dict[str, Any], final: Sequence[int], you: int | None
+    timeline: Timeline, record: dict[str, Any], final: Sequence[int], you: int | None
 ) -> list[str]:
     forfeit = record.get("forfeit")
     if not isinstance(forfeit, dict):
         return []
     why = f"{forfeit.get('kind')} ({forfeit.get('rule')}): {forfeit.get('reason')}"
-    players = timeline.rules.players
+    players = timeline.players
     if players == 2:
         # Two players name one seat, or null: both.
         seat = forfeit.get("seat")
@@ -233,7 +230,7 @@ def _forfeit_lines(
 
 
 def _counts_as(
-    timeline: AnyTimeline,
+    timeline: Timeline,
     record: dict[str, Any],
     seats: list[Any],
     final: Sequence[int],
@@ -241,7 +238,7 @@ def _counts_as(
 ) -> str:
     """What a forfeit of ``seats`` counts as: a loss for them, and for the others what the
     rules make of it (R11.2 with two players, R10.1 with three, R10.2 for partnerships)."""
-    players = timeline.rules.players
+    players = timeline.players
     margin = record.get("margin")
     if players == 2:
         stood = f"{final[0]}–{final[1]}" if len(final) == 2 else "?"
@@ -269,7 +266,7 @@ def _counts_as(
 
 
 def result_lines(
-    timeline: AnyTimeline,
+    timeline: Timeline,
     record: dict[str, Any],
     final: Sequence[int],
     you: int | None = None,
@@ -283,12 +280,12 @@ def result_lines(
         return lines + _payoff_line(timeline, you)
     games = record.get("games")
     games = games if isinstance(games, list) else []
-    if timeline.rules.players > 2 and len(games) != 1:
+    if timeline.players > 2 and len(games) != 1:
         games = [None]  # more players settle one game (R10): any other count cannot be read
     lines = []
     totals = [0] * sides(timeline)
     for number, game in enumerate(games, start=1):
-        if not isinstance(game, dict) and timeline.rules.players == 2:
+        if not isinstance(game, dict) and timeline.players == 2:
             continue  # unreadable: ginref verify says so
         body, sums = game_lines(timeline, game, you)
         if len(games) > 1:

@@ -42,9 +42,9 @@ from referee.engine.cards import Card, card_str, cards_of, sort_key
 from referee.engine.hand import Hand
 from referee.engine.observation import seen_events
 from referee.engine.outcomes import Event, HandOutcome, HandResult
-from referee.timeline import collector_paused
-from replays.breakdown import AnyTimeline, format_showdown, result_lines
-from replays.view import AnyStep, format_header, format_step, hand_seats
+from referee.timeline import Step, Timeline, collector_paused
+from replays.breakdown import format_showdown, result_lines
+from replays.view import format_header, format_step
 from replays.words import GUTTER, PLAIN, Style
 
 _TEXT = Style(symbols=True, color=False)
@@ -63,7 +63,7 @@ def _sorted(cards: Iterable[Card]) -> list[str]:
     return _cards(sorted(cards, key=sort_key))
 
 
-def showdown_data(timeline: AnyTimeline, result: HandResult) -> dict[str, Any]:
+def showdown_data(timeline: Timeline, result: HandResult) -> dict[str, Any]:
     """A finished hand as the page shows it: the melds, layoffs and deadwood of both players,
     the title and who won what."""
     text = [line.strip() for line in format_showdown(timeline, result, _TEXT)]
@@ -103,7 +103,7 @@ def _moved(events: Iterable[Event]) -> str | None:
     return None
 
 
-def _lines(timeline: AnyTimeline, step: AnyStep, seat: int | None = None) -> list[str]:
+def _lines(timeline: Timeline, step: Step, seat: int | None = None) -> list[str]:
     lines = (
         format_header(timeline, _TEXT)
         if step.kind == "header"
@@ -112,16 +112,14 @@ def _lines(timeline: AnyTimeline, step: AnyStep, seat: int | None = None) -> lis
     return [line[GUTTER:].rstrip() for line in lines if line.strip()]
 
 
-def _told_other(
-    timeline: AnyTimeline, step: AnyStep, events: tuple[Event, ...]
-) -> list[str] | None:
+def _told_other(timeline: Timeline, step: Step, events: tuple[Event, ...]) -> list[str] | None:
     """What the other player at the table was told of a record that moved a card it did not
     see (a stock draw, a face-down knock discard): the page shows it while the actor's cards are
     face down. None for a record that hid nothing."""
     actor = step.seat
     if actor is None or not events:
         return None
-    seats = hand_seats(step)
+    seats = step.seats
     other = 1 - seats.index(actor)
     # The record's events alone (a whole observation would copy every event of the hand);
     # what the other player sees differs from them only by the cards it was not shown.
@@ -184,7 +182,7 @@ def _game_points(match: Any) -> tuple[tuple[int, int], ...]:
     return points
 
 
-def _frame_values(timeline: AnyTimeline) -> Iterator[tuple[Any, ...]]:
+def _frame_values(timeline: Timeline) -> Iterator[tuple[Any, ...]]:
     """Each record's frame: the values of :data:`FIELDS`, in that order, but for the hands as
     two card masks (or None) and the pile as its cards, bottom to top: compared and told apart
     at the cost of a few integers, and named by code only where a frame shows them."""
@@ -241,13 +239,13 @@ def _hand_codes(masks: tuple[int, int] | None) -> list[list[str]] | None:
     return None if masks is None else [_cards(cards_of(mask)) for mask in masks]
 
 
-def replay_frames(timeline: AnyTimeline) -> list[dict[str, Any]]:
+def replay_frames(timeline: Timeline) -> list[dict[str, Any]]:
     """One frame per record: what the table (the tables) looks like just after it (the page's
     ``FRAMES``).
 
     Frames share the lists that did not change between them: read them, do not change them.
     """
-    if timeline.rules.players > 2:
+    if timeline.players > 2:
         return _tables_frames(timeline)
     frames: list[dict[str, Any]] = []
     for values in _frame_values(timeline):
@@ -292,7 +290,7 @@ def _signed(mask: int, sign: str) -> str:
     return out
 
 
-def frame_changes(timeline: AnyTimeline) -> list[dict[str, Any]]:
+def frame_changes(timeline: Timeline) -> list[dict[str, Any]]:
     """Each frame of :func:`replay_frames` as what changed since the one before: what the page
     holds, and rebuilds the frames from in its script.
 
@@ -301,7 +299,7 @@ def frame_changes(timeline: AnyTimeline) -> list[dict[str, Any]]:
     as the cards that left and came (``handsDiff``: one string per seat; ``pileDiff``), which is
     a card or two, where the whole hands and pile would be some thirty cards per record.
     """
-    if timeline.rules.players > 2:
+    if timeline.players > 2:
         return _tables_changes(timeline)
     changes: list[dict[str, Any]] = []
     before: tuple[Any, ...] | None = None
@@ -353,7 +351,7 @@ def _table(number: int, seats: tuple[int, int], hand: Hand) -> dict[str, Any]:
     }
 
 
-def _table_showdown(timeline: AnyTimeline, result: HandResult) -> dict[str, Any]:
+def _table_showdown(timeline: Timeline, result: HandResult) -> dict[str, Any]:
     """A showdown with its hand seats named by the match seats that played them, and its
     table."""
     data = showdown_data(timeline, result)
@@ -364,19 +362,19 @@ def _table_showdown(timeline: AnyTimeline, result: HandResult) -> dict[str, Any]
     return data
 
 
-def _tables_frames(timeline: AnyTimeline) -> list[dict[str, Any]]:
+def _tables_frames(timeline: Timeline) -> list[dict[str, Any]]:
     """One frame per record of three players or partnerships: the tables, the scores and what
     happened, just after it."""
     frames: list[dict[str, Any]] = []
     tables: list[dict[str, Any]] = []
-    teams = timeline.rules.players == 4
-    steps: Sequence[AnyStep] = timeline.steps
+    teams = timeline.players == 4
+    steps: Sequence[Step] = timeline.steps
     for step in steps:
         kind = step.kind
         played = step.played
-        number = getattr(step, "table", 0)
+        number = step.table
         if played is not None:
-            table = _table(number, hand_seats(step), played)
+            table = _table(number, step.seats, played)
             tables = list(tables)
             if number < len(tables):
                 tables[number] = table
@@ -435,7 +433,7 @@ def _table_change(old: dict[str, Any], new: dict[str, Any]) -> dict[str, Any] | 
     return change
 
 
-def _tables_changes(timeline: AnyTimeline) -> list[dict[str, Any]]:
+def _tables_changes(timeline: Timeline) -> list[dict[str, Any]]:
     """Each frame of :func:`_tables_frames` as what changed since the one before (the first
     whole): a field is present only if its value changed, ``line`` only when it is not the
     previous line plus one, and the tables, when only their cards moved, as ``tablesDiff``:
@@ -484,7 +482,7 @@ def _resource(name: str) -> str:
     return (resources.files("replays") / name).read_text(encoding="utf-8")
 
 
-def render_html(timeline: AnyTimeline, *, hand: int | None = None) -> str:
+def render_html(timeline: Timeline, *, hand: int | None = None) -> str:
     """The page: the frames and the seats' names as JSON in replay-page.html's inline script.
 
     ``hand`` opens the page at that hand's deal (the URL's ``#line=`` still wins).
@@ -495,7 +493,7 @@ def render_html(timeline: AnyTimeline, *, hand: int | None = None) -> str:
     head = format_header(timeline, PLAIN)
     # The page opens at the first deal (or hand ``hand``'s): the table, not the header.
     first = hand if hand is not None else min(timeline.hands(), default=None)
-    steps: Sequence[AnyStep] = timeline.steps
+    steps: Sequence[Step] = timeline.steps
     start = next(
         (
             i
@@ -506,7 +504,7 @@ def render_html(timeline: AnyTimeline, *, hand: int | None = None) -> str:
     )
     cut = timeline.log.truncated
     names = {r["seat"]: f"{r['name']} {r['version']}" for r in timeline.log.of_type("connected")}
-    players = timeline.rules.players
+    players = timeline.players
     data = {
         "matchId": header["match_id"],
         "title": head[0].strip().split("  ", 1)[-1],

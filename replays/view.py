@@ -28,10 +28,10 @@ from collections.abc import Iterator, Sequence
 
 from referee.engine.actions import Action, ChooseDeal, DefenderPlay, Discard, Pass
 from referee.engine.observation import observe_seat, seen_events
-from referee.engine.outcomes import Phase, RoundResult
+from referee.engine.outcomes import Phase
 from referee.text import safe_text
-from referee.timeline import GroupStep, Step
-from replays.breakdown import AnyTimeline, format_showdown, result_lines, side_name
+from referee.timeline import Step, Timeline
+from replays.breakdown import format_showdown, result_lines, side_name
 from replays.words import (
     INDENT,
     PLAIN,
@@ -48,26 +48,8 @@ from replays.words import (
     think_text,
 )
 
-# A record of a log of any number of players, until its walk is one type.
-AnyStep = Step | GroupStep
 
-
-def hand_seats(step: AnyStep) -> tuple[int, int]:
-    """The match seats at hand seats 0 and 1 of the step's hand: with two players, the seats
-    themselves (a two-player step does not name them)."""
-    seats: tuple[int, int] = getattr(step, "seats", (0, 1))
-    return seats
-
-
-def _table(step: AnyStep) -> int:
-    """The table of the step's hand: with partnerships 0 or 1, else the one table, 0."""
-    table: int = getattr(step, "table", 0)
-    return table
-
-
-def format_header(
-    timeline: AnyTimeline, style: Style = PLAIN, seat: int | None = None
-) -> list[str]:
+def format_header(timeline: Timeline, style: Style = PLAIN, seat: int | None = None) -> list[str]:
     """The match: id, rules, seed, the players (and their teams)."""
     header = timeline.header
     rules = timeline.rules
@@ -101,7 +83,7 @@ def format_header(
 
 
 def format_replay(
-    timeline: AnyTimeline,
+    timeline: Timeline,
     style: Style = PLAIN,
     *,
     seat: int | None = None,
@@ -110,7 +92,7 @@ def format_replay(
     """One block of lines per record shown, from the header (or hand ``hand``'s deal) on."""
     yield format_header(timeline, style, seat)
     started = hand is None
-    steps: Sequence[AnyStep] = timeline.steps
+    steps: Sequence[Step] = timeline.steps
     for step in steps:
         if step.kind == "header":
             continue
@@ -129,7 +111,7 @@ def format_replay(
 
 
 def format_step(
-    timeline: AnyTimeline, step: AnyStep, style: Style = PLAIN, seat: int | None = None
+    timeline: Timeline, step: Step, style: Style = PLAIN, seat: int | None = None
 ) -> list[str]:
     """The lines of one record; empty when ``seat`` was not sent anything about it."""
     kind = step.kind
@@ -164,12 +146,12 @@ def format_step(
     return []
 
 
-def _deal_head(timeline: AnyTimeline, step: AnyStep, seat: int | None) -> str:
+def _deal_head(timeline: Timeline, step: Step, seat: int | None) -> str:
     """A deal's first line: the hand, who deals (and sits out), and the scores before it."""
     h = step.played
     assert h is not None
-    players = timeline.rules.players
-    first, second = seats = hand_seats(step)
+    players = timeline.players
+    first, second = seats = step.seats
     dealer = seat_name(timeline, seats[h.dealer], seat)
     tail = f"knock limit {h.knock_limit} · "
     scores = score_text(step.before.scores)
@@ -180,18 +162,18 @@ def _deal_head(timeline: AnyTimeline, step: AnyStep, seat: int | None) -> str:
         out = seat_name(timeline, 3 - first - second, seat)
         return f"══ Hand {h.number + 1} · {out} deals and sits out · {tail}scores {scores}"
     return (
-        f"══ Round {h.number // 2 + 1} · Hand {h.number + 1} at table {_table(step)}: "
+        f"══ Round {h.number // 2 + 1} · Hand {h.number + 1} at table {step.table}: "
         f"{seat_name(timeline, first, seat)} v {seat_name(timeline, second, seat)} · "
         f"dealer {dealer} · {tail}teams {scores}"
     )
 
 
-def _deal(timeline: AnyTimeline, step: AnyStep, style: Style, seat: int | None) -> list[str]:
+def _deal(timeline: Timeline, step: Step, style: Style, seat: int | None) -> list[str]:
     h = step.played
     if h is None:
         return [gutter(step.line, style) + f"hand {step.record['hand']} is not dealt here"]
-    players = timeline.rules.players
-    seats = hand_seats(step)
+    players = timeline.players
+    seats = step.seats
     if seat is not None and seat not in seats and players == 4:
         return []  # the other table's hand
     lines = ["", gutter(step.line, style) + style.bold(_deal_head(timeline, step, seat))]
@@ -209,16 +191,16 @@ def _deal(timeline: AnyTimeline, step: AnyStep, style: Style, seat: int | None) 
     return lines
 
 
-def _decision(timeline: AnyTimeline, step: AnyStep, style: Style, seat: int | None) -> list[str]:
+def _decision(timeline: Timeline, step: Step, style: Style, seat: int | None) -> list[str]:
     actor = step.record["seat"]
     action = step.action
     assert action is not None
     played = step.played
-    seats = hand_seats(step)
+    seats = step.seats
     viewer = None if seat is None or seat not in seats else seats.index(seat)
     if seat is not None and viewer is None:
         return []  # a hand this seat does not play
-    tag = f"[table {_table(step)}] " if timeline.rules.players == 4 else ""
+    tag = f"[table {step.table}] " if timeline.players == 4 else ""
     lines: list[str] = []
     left = gutter(step.line, style) + tag
     if seat is not None and actor == seat:
@@ -241,7 +223,7 @@ def _decision(timeline: AnyTimeline, step: AnyStep, style: Style, seat: int | No
     return lines
 
 
-def _decision_words(step: AnyStep, action: Action, style: Style) -> str:
+def _decision_words(step: Step, action: Action, style: Style) -> str:
     """A decision whose events say nothing (or not enough) in words of its own."""
     if isinstance(action, ChooseDeal):
         return "chooses to deal first" if action.deal else "chooses not to deal"
@@ -256,9 +238,9 @@ def _decision_words(step: AnyStep, action: Action, style: Style) -> str:
     return action_text(action, style)
 
 
-def _hand_result(timeline: AnyTimeline, step: AnyStep, style: Style, seat: int | None) -> list[str]:
-    players = timeline.rules.players
-    where = f" (table {_table(step)})" if players == 4 else ""
+def _hand_result(timeline: Timeline, step: Step, style: Style, seat: int | None) -> list[str]:
+    players = timeline.players
+    where = f" (table {step.table})" if players == 4 else ""
     head = gutter(step.line, style) + style.bold(f"── Hand {step.record['hand']} result{where}")
     result = step.result
     if result is None:
@@ -271,9 +253,9 @@ def _hand_result(timeline: AnyTimeline, step: AnyStep, style: Style, seat: int |
     return [head] + [INDENT + line for line in lines]
 
 
-def _round_result(timeline: AnyTimeline, step: AnyStep, style: Style) -> list[str]:
+def _round_result(timeline: Timeline, step: Step, style: Style) -> list[str]:
     """A partnership round's team scoring (R10.2)."""
-    done: RoundResult | None = getattr(step, "round", None)
+    done = step.round
     number = step.record.get("round", "?")
     head = gutter(step.line, style) + style.bold(f"── Round {number} result")
     if done is None:
@@ -294,12 +276,10 @@ def _place(place: int) -> str:
     return {1: "1st", 2: "2nd", 3: "3rd"}.get(place, f"{place}th")
 
 
-def _match_result(
-    timeline: AnyTimeline, step: AnyStep, style: Style, seat: int | None
-) -> list[str]:
+def _match_result(timeline: Timeline, step: Step, style: Style, seat: int | None) -> list[str]:
     r = step.record
     result = step.after.result
-    players = timeline.rules.players
+    players = timeline.players
     final = list(r["final"]) if result is None else list(result.final)
     winner = r["winner"] if result is None else result.winner
     forfeit = r["termination"] == "forfeit"

@@ -20,7 +20,6 @@ import pytest
 from referee.engine.cards import card_str, cards_of, parse_card
 from referee.engine.observation import Observation, observe_seat
 from referee.timeline import Timeline, load_any_replay, load_replay
-from replays.breakdown import AnyTimeline
 from replays.html import frame_changes, render_html, replay_frames
 from replays.words import Style, card_text
 from tests.support.group_logs import group_match_log, group_rules
@@ -61,7 +60,7 @@ def any_log(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFac
 
 
 @pytest.fixture(scope="module")
-def any_timeline(any_log: Path) -> AnyTimeline:
+def any_timeline(any_log: Path) -> Timeline:
     return load_any_replay(any_log)
 
 
@@ -69,10 +68,10 @@ def as_json(value: Any) -> Any:
     return json.loads(json.dumps(value))
 
 
-def test_any_page_holds_its_seats_and_every_frame(any_timeline: AnyTimeline, any_log: Path) -> None:
+def test_any_page_holds_its_seats_and_every_frame(any_timeline: Timeline, any_log: Path) -> None:
     page = render_html(any_timeline)
     data = page_data(page)
-    players = any_timeline.rules.players
+    players = any_timeline.players
     assert data["players"] == players and data["teams"] == (players == 4)
     assert [s["label"] for s in data["seats"]] == [
         any_timeline.label(seat) for seat in range(players)
@@ -89,7 +88,7 @@ def test_any_page_holds_its_seats_and_every_frame(any_timeline: AnyTimeline, any
 
 
 def test_any_stock_draw_is_told_to_the_other_player_without_its_card(
-    any_timeline: AnyTimeline,
+    any_timeline: Timeline,
 ) -> None:
     draws = 0
     for step, frame in zip(any_timeline.steps, replay_frames(any_timeline), strict=True):
@@ -161,8 +160,8 @@ def test_writing_a_page_observes_no_position(
 
 
 @pytest.mark.parametrize("any_log", [3, 4], indirect=True)
-def test_each_frame_shows_the_tables_as_the_engine_has_them(any_timeline: AnyTimeline) -> None:
-    teams = any_timeline.rules.players == 4
+def test_each_frame_shows_the_tables_as_the_engine_has_them(any_timeline: Timeline) -> None:
+    teams = any_timeline.players == 4
     changes = frame_changes(any_timeline)
     for step, frame, change in zip(
         any_timeline.steps, replay_frames(any_timeline), changes, strict=True
@@ -174,8 +173,8 @@ def test_each_frame_shows_the_tables_as_the_engine_has_them(any_timeline: AnyTim
         assert "tables" not in change
         moved = [d for d in change.get("tablesDiff", []) if d is not None]  # none: a pass
         assert len(moved) <= 1 and not {"hands", "pile", "set"} & set(*moved)
-        table = frame["tables"][getattr(step, "table", 0)]
-        seats = getattr(step, "seats", (0, 1))
+        table = frame["tables"][step.table]
+        seats = step.seats
         assert table["seats"] == list(seats) and table["hand"] == step.hand
         for hand_seat in (0, 1):
             held = [card_str(c) for c in cards_of(step.played.held(hand_seat))]
