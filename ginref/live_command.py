@@ -18,7 +18,6 @@ import click
 from ginref.option_spec import Given, with_options
 from ginref.option_table import HOST, INTERVAL, PORT
 from referee.errors import GinRefError
-from replays.spectate import Spectator
 from tournaments.live.server import DEFAULT_PORT, LiveView
 
 
@@ -27,7 +26,7 @@ def live_view(
 ) -> LiveView:
     """The live page of the tournament in ``directory``, its tables drawn by the replays'
     spectator view (this is where the two meet): for ``ginref live`` and ``ginref serve``."""
-    return LiveView(directory, host, port, follower=Spectator, interval=interval)
+    return LiveView(directory, host, port, interval=interval)
 
 
 @click.command("live")

@@ -170,7 +170,7 @@ def verify_command(paths: tuple[str, ...], given: Given) -> None:
     if len(logs) > 1:
         click.echo(f"{len(logs) - failed} of {len(logs)} logs agree with the engine")
     for directory in (Path(p) for p in paths if is_tournament(Path(p))):
-        report, differences = audit_report(directory, load_any_replay)
+        report, differences = audit_report(directory)
         click.echo("\n".join(report))
         failed += differences
     if failed:

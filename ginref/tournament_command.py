@@ -43,7 +43,6 @@ from ginref.option_table import (
     SHOWING,
     WORKERS,
 )
-from ginref.report_command import write_report
 from ginref.shared import confine, report_width
 from referee.bots.confine import Confinement
 from referee.errors import GinRefError
@@ -56,6 +55,7 @@ from tournaments.outputs.console import (
     format_run_result,
     format_standings,
 )
+from tournaments.outputs.report import write_report
 from tournaments.results.standings import (
     journal_standings,
     load_standings,

@@ -10,7 +10,6 @@ from pathlib import Path
 
 import pytest
 
-from replays.spectate import Spectator
 from tests.support.browser import Browser
 from tests.support.group_logs import LABELS
 from tests.support.live_tournament import Tournament, spec
@@ -30,7 +29,7 @@ def browser(tmp_path: Path) -> Iterator[Browser]:
 def served(tmp_path: Path, players: int) -> tuple[Tournament, LiveView]:
     t = Tournament(tmp_path / "t", [spec(KEY, 0, LABELS[:players], 21)], players)
     t.log(KEY, choices=4)
-    view = LiveView(t.directory, port=0, follower=Spectator, interval=0.05)
+    view = LiveView(t.directory, port=0, interval=0.05)
     view.start()
     return t, view
 

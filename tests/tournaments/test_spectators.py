@@ -25,7 +25,7 @@ import pytest
 
 import tournaments.live.watch as watch_module
 from referee.errors import GinRefError
-from replays.spectate import Spectator, spectator_view
+from replays.spectate import spectator_view
 from tests.support.group_logs import LABELS, two_player_log
 from tests.support.live_tournament import RULES, Tournament, spec
 from tournaments.journal.records import Forfeit
@@ -69,7 +69,7 @@ def duel(tmp_path: Path) -> Iterator[Tournament]:
 
 
 def watching(t: Tournament) -> TournamentWatch:
-    watch = TournamentWatch(t.directory, Spectator)
+    watch = TournamentWatch(t.directory)
     watch.open()
     watch.poll()
     return watch
@@ -113,7 +113,7 @@ def test_a_finished_match_leaves_the_live_list_for_the_results(duel: Tournament)
     duel.log("ann.bob.002", choices=2)
     duel.grow("ann.bob.001", 40)
     now = [time.time()]
-    watch = TournamentWatch(duel.directory, Spectator, clock=lambda: now[0])
+    watch = TournamentWatch(duel.directory, clock=lambda: now[0])
     watch.open()
     watch.poll()
     assert [e["key"] for e in watch.state()["live"]] == ["ann.bob.001", "ann.bob.002"]
@@ -140,7 +140,7 @@ def test_finished_directories_are_set_aside_but_new_ones_are_found_at_once(
     duel: Tournament,
 ) -> None:
     now = [time.time() + 60.0]  # a clock a minute ahead: no directory changed lately
-    watch = TournamentWatch(duel.directory, Spectator, clock=lambda: now[0])
+    watch = TournamentWatch(duel.directory, clock=lambda: now[0])
     watch.open()
     duel.log("ann.bob.001")
     duel.finish("ann.bob.001")
@@ -201,7 +201,7 @@ def test_live_matches_are_listed_in_the_order_of_play_and_a_silent_one_is_stalle
     for key in t.schedule:
         t.log(key)
     now = [1000.0]
-    watch = TournamentWatch(t.directory, Spectator, clock=lambda: now[0])
+    watch = TournamentWatch(t.directory, clock=lambda: now[0])
     watch.open()
     watch.poll()
     state = watch.state()
@@ -240,7 +240,7 @@ def test_a_finished_match_is_listed_with_its_result_and_no_reason(tmp_path: Path
     reason = "discard 7H: you must draw from the stock or the discard pile"
     t.finish("ann.bob.002", Forfeit(1, "illegal_action", "R4.1", reason))
     now = [1000.0]
-    watch = TournamentWatch(t.directory, Spectator, clock=lambda: now[0])
+    watch = TournamentWatch(t.directory, clock=lambda: now[0])
     watch.open()
     watch.poll()
     now[0] += STANDINGS_LAG_S
@@ -285,14 +285,14 @@ def test_a_commit_made_while_the_watch_was_closed_is_seen_at_its_next_look(
 
 def test_a_watch_of_a_directory_without_a_tournament_says_so(tmp_path: Path) -> None:
     with pytest.raises(Exception, match="no such directory"):
-        TournamentWatch(tmp_path / "nothing", Spectator).open()
+        TournamentWatch(tmp_path / "nothing").open()
     with pytest.raises(Exception, match=r"not a tournament directory \(no journal.sqlite\)"):
-        TournamentWatch(tmp_path, Spectator).open()
+        TournamentWatch(tmp_path).open()
 
 
 def test_a_journal_not_filled_yet_is_waited_for(tmp_path: Path) -> None:
     (tmp_path / "journal.sqlite").write_bytes(b"")  # a run has just created it
-    watch = TournamentWatch(tmp_path, Spectator)
+    watch = TournamentWatch(tmp_path)
     watch.open()
     watch.poll()
     assert watch.state()["scheduled"] is False and watch.state()["total"] == 0
@@ -329,7 +329,7 @@ EMPTY_STATE = {
 
 def test_before_a_run_fills_its_journal_the_state_is_an_empty_tournament(tmp_path: Path) -> None:
     (tmp_path / "journal.sqlite").write_bytes(b"")  # a run has just created it
-    watch = TournamentWatch(tmp_path, Spectator, clock=lambda: 1000.0)
+    watch = TournamentWatch(tmp_path, clock=lambda: 1000.0)
     watch.open()
     assert watch.state() == EMPTY_STATE  # asked for before any look
     assert not watch.poll() and watch.state() == EMPTY_STATE  # nothing to read yet
@@ -388,7 +388,7 @@ def test_matches_in_progress_are_shown_only_while_a_run_is_under_way(tmp_path: P
     t = Tournament(tmp_path / "t", [spec("ann.bob.001", 0, ("ann", "bob"), 11)], run=False)
     t.log("ann.bob.001")
     t.grow("ann.bob.001", 10)
-    watch = TournamentWatch(t.directory, Spectator, clock=lambda: 1000.0)
+    watch = TournamentWatch(t.directory, clock=lambda: 1000.0)
     watch.open()
     watch.poll()
     assert not watch.state()["running"] and watch.state()["live"] == []
@@ -472,7 +472,7 @@ def test_standings_are_refitted_at_most_ten_times_as_often_as_a_fit_costs(
 ) -> None:
     cost = fit_cost
     now = [1000.0]
-    watch = TournamentWatch(duel.directory, Spectator, clock=lambda: now[0])
+    watch = TournamentWatch(duel.directory, clock=lambda: now[0])
     watch.open()
     watch.poll()  # the first fit, at once: the next not before 1000 + 10 * 0.125
     for key in ("ann.bob.001", "ann.bob.002"):
@@ -520,12 +520,12 @@ def test_a_journal_of_a_newer_ginref_or_a_damaged_one_is_one_error(tmp_path: Pat
     db.execute("PRAGMA user_version = 99")
     db.close()
     with pytest.raises(GinRefError, match="schema version 99"):
-        TournamentWatch(t.directory, Spectator).open()
+        TournamentWatch(t.directory).open()
     damaged = tmp_path / "damaged"
     damaged.mkdir()
     (damaged / "journal.sqlite").write_bytes(b"not a database, " * 512)
     with pytest.raises(GinRefError, match="is damaged or is not a ginref journal"):
-        TournamentWatch(damaged, Spectator).open()
+        TournamentWatch(damaged).open()
 
 
 # --- the listing of logs ----------------------------------------------------------------------
@@ -557,7 +557,7 @@ def test_a_directory_is_listed_again_only_when_it_changed_or_changed_lately(
     duel.log("ann.bob.001")
     quiet(logs, duel.path("ann.bob.001").parent)
     now = [QUIET_AT + FRESH_S]
-    watch = TournamentWatch(duel.directory, Spectator, clock=lambda: now[0])
+    watch = TournamentWatch(duel.directory, clock=lambda: now[0])
     watch.open()
     watch.poll()
     assert live_keys(watch) == ["ann.bob.001"]
@@ -582,7 +582,7 @@ def test_a_log_gone_between_the_listing_and_its_reading_leaves_the_others_read(
         quiet(duel.path(key).parent)
     quiet(logs)
     now = [QUIET_AT + FRESH_S]
-    watch = TournamentWatch(duel.directory, Spectator, clock=lambda: now[0])
+    watch = TournamentWatch(duel.directory, clock=lambda: now[0])
     watch.open()
     watch.poll()
     assert live_keys(watch) == ["ann.bob.001", "ann.bob.002"]
@@ -601,7 +601,7 @@ def test_a_log_in_progress_is_followed_at_every_look(duel: Tournament) -> None:
     # Its job directory holds a log not finished: never set aside, however quiet it is.
     now = [time.time() + 60.0]
     duel.log("ann.bob.001")
-    watch = TournamentWatch(duel.directory, Spectator, clock=lambda: now[0])
+    watch = TournamentWatch(duel.directory, clock=lambda: now[0])
     watch.open()
     for _ in range(3):
         watch.poll()
@@ -616,7 +616,7 @@ def test_a_job_directory_of_finished_logs_is_looked_at_again_every_settled_s(
     duel: Tournament,
 ) -> None:
     now = [time.time() + 60.0]  # a clock a minute ahead: no directory changed lately
-    watch = TournamentWatch(duel.directory, Spectator, clock=lambda: now[0])
+    watch = TournamentWatch(duel.directory, clock=lambda: now[0])
     watch.open()
     duel.log("ann.bob.001")
     job = duel.path("ann.bob.001").parent
@@ -807,7 +807,7 @@ def test_a_log_replaced_by_another_file_is_read_from_its_start(duel: Tournament)
 def test_a_stall_is_news_though_nobody_asked_for_the_state(duel: Tournament) -> None:
     duel.log("ann.bob.001")
     now = [1000.0]
-    watch = TournamentWatch(duel.directory, Spectator, clock=lambda: now[0])
+    watch = TournamentWatch(duel.directory, clock=lambda: now[0])
     watch.open()
     assert watch.poll()
     now[0] += STALL_S + 1.0
@@ -854,7 +854,6 @@ def served(duel: Tournament) -> Iterator[tuple[LiveView, Tournament]]:
     view = LiveView(
         duel.directory,
         port=0,
-        follower=Spectator,
         interval=0.05,
         request_timeout=0.5,
         max_connections=3,
@@ -921,7 +920,7 @@ def test_a_finished_match_shows_no_card_while_its_partner_plays_its_deal(tmp_pat
     t.log(partner, choices=2)  # the same deal, played otherwise
     t.grow(first, 30)
     t.grow(partner, 60)
-    view = LiveView(t.directory, port=0, follower=Spectator, interval=0.05)
+    view = LiveView(t.directory, port=0, interval=0.05)
     view.start()
     try:
         first_id, partner_id = (json.loads(t.lines[k][0])["match_id"] for k in (first, partner))
@@ -1068,22 +1067,20 @@ def test_a_slowloris_from_one_address_keeps_no_spectator_out(
 
 def test_start_names_what_is_wrong(tmp_path: Path, duel: Tournament) -> None:
     with pytest.raises(Exception, match="not a tournament directory"):
-        LiveView(tmp_path, port=0, follower=Spectator).start()
+        LiveView(tmp_path, port=0).start()
     with socket.socket() as taken:
         taken.bind(("127.0.0.1", 0))
         taken.listen()
         port = taken.getsockname()[1]
         with pytest.raises(Exception, match=f"cannot serve the live page on 127.0.0.1:{port}"):
-            LiveView(duel.directory, port=port, follower=Spectator).start()
+            LiveView(duel.directory, port=port).start()
 
 
 def test_stop_ends_the_threads_and_frees_the_port(duel: Tournament) -> None:
-    view = LiveView(duel.directory, port=0, follower=Spectator, interval=0.05)
+    view = LiveView(duel.directory, port=0, interval=0.05)
     with view:
         host, port = view.address
         assert get(view, "/api/state")[0] == 200
     assert not view._threads
-    with LiveView(
-        duel.directory, host, port, follower=Spectator, interval=0.05
-    ) as again:  # the port is free again
+    with LiveView(duel.directory, host, port, interval=0.05) as again:  # the port is free again
         assert get(again, "/")[0] == 200

@@ -3,27 +3,22 @@
 The journal holds what the referee saw of each match, and the SHA-256 of each log as the
 referee wrote it (:mod:`tournaments.journal.records`). :func:`audit_tournament` checks, for every
 row: that its log is there, unchanged since the referee wrote it (size and hash), and says what the
-row says (the timeline walk of :mod:`referee.timeline`: ids, seats, seed, result, hands,
-faults, decisions, places); that the seed is the schedule's; and that every finished log in the
-tournament's directory is one the journal holds. Each log's own re-adjudication, the deal's
-commitment included, is :mod:`replays.verify`'s. Problems are sentences naming the match.
-
-A log of three players or partnerships is walked through the engine's ``GroupMatch`` by the
-replays' own walk, which this layer cannot import: ``ginref verify`` hands it in (``load``),
-and its steps answer the same questions as a two-player timeline's.
+row says (the one walk of a log of any number of players, :func:`referee.timeline.load_replay`:
+ids, seats, seed, result, hands, faults, decisions, places); that the seed is the schedule's;
+and that every finished log in the tournament's directory is one the journal holds. Each log's
+own re-adjudication, the deal's commitment included, is :mod:`replays.verify`'s. Problems are
+sentences naming the match.
 """
 
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any
 
-from referee.engine.outcomes import HandResult, MatchResult
 from referee.errors import GinRefError
 from referee.text import safe_text
-from referee.timeline import load_replay
+from referee.timeline import Timeline, load_replay
 from tournaments.journal.records import FaultRow, Forfeit, MatchRecord, hand_row
 from tournaments.journal.store import JOURNAL_FILE, open_journal
 from tournaments.runner import LOGS
@@ -48,46 +43,7 @@ COMPARED = (
 )
 
 
-class _State(Protocol):
-    @property
-    def result(self) -> MatchResult | None: ...
-
-    @property
-    def hands_dealt(self) -> int: ...
-
-
-class _Step(Protocol):
-    @property
-    def kind(self) -> str: ...
-
-    @property
-    def record(self) -> dict[str, Any]: ...
-
-    @property
-    def result(self) -> HandResult | None: ...
-
-    @property
-    def after(self) -> _State: ...
-
-
-class Walk(Protocol):
-    """A log walked through the engine, record by record: a two-player
-    :class:`~referee.timeline.Timeline`, or the replays' walk of a group match."""
-
-    @property
-    def header(self) -> dict[str, Any]: ...
-
-    @property
-    def steps(self) -> Sequence[_Step]: ...
-
-    @property
-    def complete(self) -> bool: ...
-
-
-Load = Callable[[Path], Walk]
-
-
-def said_by(timeline: Walk) -> dict[str, Any]:
+def said_by(timeline: Timeline) -> dict[str, Any]:
     """The fields of a journal row as a complete log gives them, through the engine's walk."""
     header = timeline.header
     end = timeline.steps[-1]
@@ -138,9 +94,8 @@ def is_tournament(directory: Path) -> bool:
     return (directory / JOURNAL_FILE).is_file()
 
 
-def audit_tournament(directory: Path, load: Load = load_replay) -> list[str]:
-    """Every difference between the tournament's journal and its logs (empty: they agree);
-    ``load`` walks a log (the default: two-player logs only)."""
+def audit_tournament(directory: Path) -> list[str]:
+    """Every difference between the tournament's journal and its logs (empty: they agree)."""
     journal = open_journal(directory, create=False)
     try:
         records = journal.records()
@@ -152,13 +107,13 @@ def audit_tournament(directory: Path, load: Load = load_replay) -> list[str]:
     for record in records:
         log = (directory / record.log_path).resolve()
         known.add(log)
-        problems.extend(_audit_record(record, log, seeds.get(record.key), load))
+        problems.extend(_audit_record(record, log, seeds.get(record.key)))
     logs = directory / LOGS
     for path in sorted(logs.rglob("*.jsonl")) if logs.is_dir() else []:
         if path.resolve() in known:
             continue
         try:
-            finished = load(path).complete
+            finished = load_replay(path).complete
         except GinRefError:
             finished = False
         if finished:
@@ -166,7 +121,7 @@ def audit_tournament(directory: Path, load: Load = load_replay) -> list[str]:
     return problems
 
 
-def _audit_record(record: MatchRecord, log: Path, seed: int | None, load: Load) -> list[str]:
+def _audit_record(record: MatchRecord, log: Path, seed: int | None) -> list[str]:
     where = f"match {record.key} ({log})"
     if seed is None:
         return [f"{where}: not in the tournament's schedule"]
@@ -182,7 +137,7 @@ def _audit_record(record: MatchRecord, log: Path, seed: int | None, load: Load) 
             "from the journal's): it was changed after the match"
         ]
     try:
-        said = said_by(load(log))
+        said = said_by(load_replay(log))
     except GinRefError as exc:
         return [f"{where}: {exc}"]
     for key in COMPARED:
@@ -194,11 +149,11 @@ def _audit_record(record: MatchRecord, log: Path, seed: int | None, load: Load) 
     return []
 
 
-def audit_report(directory: Path, load: Load = load_replay) -> tuple[list[str], int]:
+def audit_report(directory: Path) -> tuple[list[str], int]:
     """The lines ``ginref verify DIR`` prints for a tournament's journal, and how many
     differences they name."""
     try:
-        problems = audit_tournament(directory, load)
+        problems = audit_tournament(directory)
     except GinRefError as exc:
         problems = [f"{directory}: the journal cannot be read: {exc}"]
     lines = [f"DIFFERS  {safe_text(problem, None)}" for problem in problems]

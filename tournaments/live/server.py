@@ -1,10 +1,10 @@
 """The live page of a tournament for spectators: a small read-only web server.
 
 ``ginref live DIR`` runs one; ``ginref serve`` may run one beside its referee, in the same
-process. Each match's table comes from the replays' spectator view, which a caller in the
-command line layer hands in (:func:`ginref.live_command.live_view` does)::
+process. Each match's table comes from the replays' spectator view
+(:class:`replays.spectate.Spectator`)::
 
-    view = LiveView(directory, "127.0.0.1", 8080, follower=Spectator)  # port 0: any free port
+    view = LiveView(directory, "127.0.0.1", 8080)  # port 0: any free port
     view.start()        # raises GinRefError (one line): no journal, the port in use, ...
     print(view.url)     # http://127.0.0.1:8080/ (view.address: the bound host and port)
     ...
@@ -54,7 +54,7 @@ import uvicorn
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
 from referee.errors import GinRefError
-from tournaments.live.watch import NewFollower, TournamentWatch
+from tournaments.live.watch import TournamentWatch
 
 PAGE_FILE = "live-page.html"  # package data of ``tournaments.live``
 MAX_REQUEST = 16 << 10  # bytes of request line and headers
@@ -240,7 +240,7 @@ def _unexpected(exc: Exception) -> GinRefError:
 
 class LiveView:
     """The live page of the tournament in ``directory``, served on ``host``:``port``; each
-    match in progress followed by a ``follower()`` (:class:`replays.spectate.Spectator`)."""
+    match in progress followed by a :class:`replays.spectate.Spectator`."""
 
     def __init__(
         self,
@@ -248,7 +248,6 @@ class LiveView:
         host: str = "127.0.0.1",
         port: int = DEFAULT_PORT,
         *,
-        follower: NewFollower,
         interval: float = 1.0,
         request_timeout: float = 10.0,
         max_connections: int = 64,
@@ -260,7 +259,7 @@ class LiveView:
         self.request_timeout = request_timeout
         self.max_connections = max_connections
         self.snapshot = _Snapshot(b"{}", '""')
-        self._watch = TournamentWatch(self.directory, follower)
+        self._watch = TournamentWatch(self.directory)
         self._server: uvicorn.Server | None = None
         self._socket: socket.socket | None = None
         self._threads: list[threading.Thread] = []

@@ -10,9 +10,9 @@ the journal is finished: it is read to its end once and no longer followed. It w
 tournament run by another process, and for one not yet started (no schedule in the journal yet).
 
 :meth:`~TournamentWatch.state` is a JSON-able mapping built from the journal (standings, the
-latest finished matches) and from each log's :class:`Follower` (the replays' spectator view,
-:class:`replays.spectate.Spectator`, which the command line hands in), never from a log line
-itself. No seed, deck or reason for a forfeit is in it.
+latest finished matches) and from each log's spectator view
+(:class:`replays.spectate.Spectator`, fed the log's records as they are written), never from a
+log line itself. No seed, deck or reason for a forfeit is in it.
 
 Shared deals. Every pairing plays game ``k`` of a round on the same deal (one seed, as the
 openings of a cutechess round), and a duplicate pair shares one too, so a match's cards tell
@@ -37,6 +37,7 @@ from typing import Any, Protocol
 
 from referee.errors import GinRefError
 from referee.replay_log import read_log
+from replays.spectate import Spectator
 from tournaments.journal.records import MatchRecord
 from tournaments.journal.store import JOURNAL_FILE, EmptyJournalError, Journal, open_journal
 from tournaments.results.standings import Standings, bot_row, journal_standings
@@ -56,8 +57,8 @@ STANDINGS_LAG_S = 5.0
 
 
 class Follower(Protocol):
-    """What follows one log for a spectator: :class:`replays.spectate.Spectator`, handed in by
-    the command line (the tournaments and the replays do not import one another)."""
+    """What follows one log for a spectator: :class:`replays.spectate.Spectator` (a test may
+    feed a log's records to anything else that takes them)."""
 
     def feed(self, record: dict[str, Any]) -> None:
         """Take the log's next record."""
@@ -72,9 +73,6 @@ class Follower(Protocol):
     @property
     def labels(self) -> tuple[str, ...]:
         """The header's label (bot) of each seat."""
-
-
-NewFollower = Callable[[], Follower]
 
 
 class _Listing:
@@ -187,7 +185,7 @@ def _read_new(tail: _Tail) -> bool:
 
 def _records(lines: list[str]) -> list[dict[str, Any]]:
     """The records of whole log lines, by the one reader of log lines (which numbers these
-    from 1, so its complaints about where a header belongs do not apply here: the follower
+    from 1, so its complaints about where a header belongs do not apply here: the spectator
     checks that itself). A line it cannot read at all (JSON nested too deep) is passed over."""
     try:
         return [record for _, record in read_log(lines).records]
@@ -251,11 +249,8 @@ def _standings_data(standings: Standings) -> dict[str, Any]:
 class TournamentWatch:
     """The tournament in a directory, as a spectator may see it; used from one thread."""
 
-    def __init__(
-        self, directory: Path, follower: NewFollower, *, clock: Callable[[], float] = time.time
-    ) -> None:
+    def __init__(self, directory: Path, *, clock: Callable[[], float] = time.time) -> None:
         self.directory = directory
-        self._follower = follower
         self._clock = clock
         self._journal: Journal | None = None
         self._listing = _Listing(directory / LOGS, clock)
@@ -389,7 +384,7 @@ class TournamentWatch:
             except OSError:
                 continue
             if tail is None or tail.inode != info.st_ino or info.st_size < tail.offset:
-                tail = _Tail(path, info.st_ino, self._follower(), self._clock())
+                tail = _Tail(path, info.st_ino, Spectator(), self._clock())
                 self._tails[path] = tail
                 changed = True
             if tail.broken is None and info.st_size > tail.offset and _read_new(tail):
