@@ -34,6 +34,7 @@ from tournaments.results.sprt import MODELS, SprtSettings
 
 
 def _each(commands: tuple[str, ...], variant: Variant) -> dict[str, Variant]:
+    """The same variant on each of ``commands``."""
     return dict.fromkeys(commands, variant)
 
 
@@ -48,16 +49,16 @@ def _file_default(help: str) -> dict[str, Variant]:
     return _each(FROM_FILE, Variant(default=None, show_default=False, help=text))
 
 
-_MASTER_SEED = click.IntRange(0, 2**63 - 1)
 _DIRECTORY = click.Path(file_okay=False)
 _FILE = click.Path(dir_okay=False)
 _INPUT_FILE = click.Path(dir_okay=False, exists=False)
-_REPORT_FORMATS = click.Choice(["table", "csv", "json"])
 _SPRT = SprtSettings()
 EXECUTORS = ("local", "ray")
 
 
 def _resolved(path: str) -> str:
+    """A path of the command line, relative to the working directory (the file's paths are
+    relative to the file's directory), as the file's key takes it: absolute."""
     return str(Path(path).resolve())
 
 
@@ -66,7 +67,7 @@ def _resolved(path: str) -> str:
 SEED: Option[int | None] = Option(
     ("--seed",),
     key="seed",
-    type=_MASTER_SEED,
+    type=click.IntRange(0, 2**63 - 1),
     help="Master seed (every match seed derives from it).",
     variants={
         "match": Variant(
@@ -373,7 +374,7 @@ RAY_ADDRESS: Option[str | None] = Option(
 
 REPORT_FORMAT: Option[str] = Option(
     ("--format",),
-    type=_REPORT_FORMATS,
+    type=click.Choice(["table", "csv", "json"]),
     default="table",
     show_default=True,
     help="table: the report ginref tournament prints; csv or json: the files' contents.",
@@ -384,55 +385,31 @@ REPORT_FORMAT: Option[str] = Option(
     },
 )
 
-# ginref sprt: the [sprt] table's keys, and the bots' names.
+# ginref sprt: the [sprt] table's keys, each with the default of the file's, and the bots' names.
 
-ELO0: Option[float] = Option(
-    ("--elo0",),
-    key="sprt.elo0",
-    type=float,
-    default=_SPRT.elo0,
-    show_default=True,
-    help="Elo difference of H0.",
+
+def _sprt_key(name: str, type: Any, help: str) -> Option[Any]:
+    """The option that sets ``name`` of the [sprt] table (``--max-matches``: max_matches)."""
+    flag = "--" + name.replace("_", "-")
+    default = getattr(_SPRT, name)
+    return Option(
+        (flag,), key=f"sprt.{name}", type=type, default=default, show_default=True, help=help
+    )
+
+
+ELO0: Option[float] = _sprt_key("elo0", float, "Elo difference of H0.")
+ELO1: Option[float] = _sprt_key("elo1", float, "Elo difference of H1.")
+ALPHA: Option[float] = _sprt_key("alpha", float, "False positive rate (H1 wrongly).")
+BETA: Option[float] = _sprt_key("beta", float, "False negative rate (H0 wrongly).")
+MODEL: Option[str] = _sprt_key(
+    "model",
+    click.Choice(MODELS),
+    "What elo0 and elo1 mean: logistic Elo (the standings' scale) or normalized Elo.",
 )
-ELO1: Option[float] = Option(
-    ("--elo1",),
-    key="sprt.elo1",
-    type=float,
-    default=_SPRT.elo1,
-    show_default=True,
-    help="Elo difference of H1.",
-)
-ALPHA: Option[float] = Option(
-    ("--alpha",),
-    key="sprt.alpha",
-    type=float,
-    default=_SPRT.alpha,
-    show_default=True,
-    help="False positive rate (H1 wrongly).",
-)
-BETA: Option[float] = Option(
-    ("--beta",),
-    key="sprt.beta",
-    type=float,
-    default=_SPRT.beta,
-    show_default=True,
-    help="False negative rate (H0 wrongly).",
-)
-MODEL: Option[str] = Option(
-    ("--model",),
-    key="sprt.model",
-    type=click.Choice(MODELS),
-    default=_SPRT.model,
-    show_default=True,
-    help="What elo0 and elo1 mean: logistic Elo (the standings' scale) or normalized Elo.",
-)
-MAX_MATCHES: Option[int] = Option(
-    ("--max-matches",),
-    key="sprt.max_matches",
-    type=click.IntRange(2),
-    default=_SPRT.max_matches,
-    show_default=True,
-    help="The most matches the test plays (even); inconclusive if no bound is crossed by then.",
+MAX_MATCHES: Option[int] = _sprt_key(
+    "max_matches",
+    click.IntRange(2),
+    "The most matches the test plays (even); inconclusive if no bound is crossed by then.",
 )
 NEW_NAME: Option[str] = Option(
     ("--new-name",), default="new", show_default=True, help="The new bot's name."
