@@ -30,12 +30,11 @@ import os
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, cast
+from typing import Any, cast
 
 from referee.engine.actions import Action, action_from_dict
 from referee.engine.cards import Card, parse_card
 from referee.engine.game import Game, new_game
-from referee.engine.group import GroupMatch
 from referee.engine.hand import Hand
 from referee.engine.match import Match
 from referee.engine.observation import Observation, observe, observe_seat, seen_events
@@ -504,12 +503,7 @@ def iter_from_hand(timeline: Timeline, hand: int) -> Iterator[Step]:
             yield step
 
 
-# --- the names of the walk of three and four players, until the views read any Timeline ------
-#
-# The views of three players and partnerships (replays.group_view, group_html) and the replay
-# command still tell the two walks apart by these names: GroupTimeline is any Timeline of more
-# than two players (an isinstance check, never instantiated), GroupStep its Step. To be removed
-# once the views take any Timeline.
+# --- names of the former walk of three and four players, until their last users go --------------
 
 
 class _ManyPlayers(type):
@@ -517,24 +511,8 @@ class _ManyPlayers(type):
         return isinstance(instance, Timeline) and instance.players > 2
 
 
-if TYPE_CHECKING:
-
-    class GroupStep(Step):
-        """A step of a log of three or four players."""
-
-        before: GroupMatch
-        after: GroupMatch
-
-    class GroupTimeline(Timeline):
-        """A Timeline of three or four players."""
-
-        steps: list[GroupStep]  # type: ignore[assignment]
-
-else:
-    GroupStep = Step
-
-    class GroupTimeline(metaclass=_ManyPlayers):
-        """A :class:`Timeline` of three or four players, for ``isinstance``."""
+class GroupTimeline(metaclass=_ManyPlayers):
+    """Any :class:`Timeline` of three or four players, for ``isinstance`` (never made)."""
 
 
 load_any_replay = load_replay

@@ -1,6 +1,7 @@
-"""ginref verify on logs of three players (R10.1) and two partnerships (R10.2).
+"""ginref verify on logs of three players (R10.1) and two partnerships (R10.2), and the checks
+every size of match shares, on logs of two, three and four players alike.
 
-The logs come from tests/support/group_logs.py: a GroupMatch played with seeded random legal
+The logs come from tests/support/group_logs.py: a match played with seeded random legal
 actions and written in the referee's format, each record held to the log's schema as it is
 written (tests/conftest.py). Untouched logs must pass; each tampered copy must fail with one
 line naming the changed record's line and what differs.
@@ -20,7 +21,7 @@ from ginref.cli import main
 from referee.engine.cards import card_str, parse_card
 from referee.timeline import load_replay
 from replays.schema import schema_problem
-from tests.support.group_logs import group_match_log, group_rules
+from tests.support.group_logs import group_match_log, group_rules, two_player_log
 from tests.support.replay_helpers import records_of, write_records
 
 Change = Callable[[list[dict[str, Any]]], None]
@@ -42,6 +43,17 @@ def logs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     return {
         name: group_match_log(folder / f"{name}.jsonl", rules, seed=seed, forfeit_at=at)
         for name, (rules, seed, at) in made.items()
+    }
+
+
+@pytest.fixture(scope="module")
+def sized(tmp_path_factory: pytest.TempPathFactory) -> dict[int, Path]:
+    """A log of two players, of three, and of partnerships."""
+    folder = tmp_path_factory.mktemp("sized")
+    return {
+        2: two_player_log(folder / "two.jsonl", group_rules(2), seed=2),
+        3: group_match_log(folder / "three.jsonl", group_rules(3), seed=1),
+        4: group_match_log(folder / "four.jsonl", group_rules(4), seed=2),
     }
 
 
@@ -316,4 +328,128 @@ def test_a_round_result_outside_partnerships_is_named(
     assert at == line
     assert message == (
         "a round_result record in a match of 3 players: only partnerships have rounds"
+    )
+
+
+# --- the checks every size of match shares ------------------------------------------------------
+
+
+def nth(records: list[dict[str, Any]], kind: str, n: int = 0) -> int:
+    """The 0-based index of the ``n``-th record of ``kind``."""
+    return [i for i, r in enumerate(records) if r["type"] == kind][n]
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_a_log_of_any_size_passes_untouched(players: int, sized: dict[int, Path]) -> None:
+    code, out = run("verify", str(sized[players]))
+    assert code == 0 and out.startswith("OK "), out
+    assert ("players" in out) == (players > 2)
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_the_commitment_to_the_deal_is_checked(
+    players: int, sized: dict[int, Path], tmp_path: Path
+) -> None:
+    source = sized[players]
+    end = len(records_of(source))
+
+    def other_salt(records: list[dict[str, Any]]) -> None:
+        records[-1]["deal_salt"] = "00" * 32
+
+    def other_commitment(records: list[dict[str, Any]]) -> None:
+        records[0]["deal_commitment"] = "ab" * 32
+
+    for change in (other_salt, other_commitment):
+        at, message = fails_at(source, tmp_path, change)
+        assert at == end and message.startswith("deal commitment"), message
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_a_changed_upcard_is_named(players: int, sized: dict[int, Path], tmp_path: Path) -> None:
+    records = records_of(sized[players])
+    deal = nth(records, "deal")
+
+    def change(rs: list[dict[str, Any]]) -> None:
+        rs[deal]["upcard"] = "AS" if rs[deal]["upcard"] != "AS" else "AH"
+
+    at, message = fails_at(sized[players], tmp_path, change)
+    assert at == deal + 1 and "upcard: recorded" in message
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_a_removed_decision_is_named_where_the_next_record_stands(
+    players: int, sized: dict[int, Path], tmp_path: Path
+) -> None:
+    records = records_of(sized[players])
+    gone = nth(records, "decision", 5)
+
+    def change(rs: list[dict[str, Any]]) -> None:
+        del rs[gone]
+
+    at, _ = fails_at(sized[players], tmp_path, change)
+    assert at == gone + 1  # the record that took its place
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_a_missing_hand_result_and_a_missing_match_result_are_named(
+    players: int, sized: dict[int, Path], tmp_path: Path
+) -> None:
+    records = records_of(sized[players])
+    result = nth(records, "hand_result")
+    result_hand = records[result]["hand"]
+
+    def no_result(rs: list[dict[str, Any]]) -> None:
+        del rs[result]
+
+    # Named after it: a deal that misses it, or (partnerships, whose tables' results come in
+    # turn) the next result record, which the engine reads as the missing one.
+    at, message = fails_at(sized[players], tmp_path, no_result)
+    assert at >= result + 1  # the removed line, or a later one
+    assert "no hand_result record" in message or message.startswith(f"hand {result_hand + 1}:")
+    path = write_records(tmp_path / "cut.jsonl", records[:-1])
+    code, out = run("verify", str(path))
+    assert code == 1 and "the log ends before the match result" in out
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_the_clock_and_the_request_ids_are_checked(
+    players: int, sized: dict[int, Path], tmp_path: Path
+) -> None:
+    records = records_of(sized[players])
+    decision = nth(records, "decision", 3)
+    seat = records[decision]["seat"]
+
+    def too_long(rs: list[dict[str, Any]]) -> None:
+        rs[decision]["think_ms"] = 5000.0  # the move time is 1 s, with no bank
+
+    at, message = fails_at(sized[players], tmp_path, too_long)
+    assert at == decision + 1 and "a timeout fault was due" in message
+
+    def banked(rs: list[dict[str, Any]]) -> None:
+        rs[decision]["bank_ms"] = 250.0
+
+    at, message = fails_at(sized[players], tmp_path, banked)
+    assert at == decision + 1 and message.startswith("bank_ms: recorded 250")
+
+    def jump(rs: list[dict[str, Any]]) -> None:
+        rs[decision]["request_id"] += 3
+
+    at, message = fails_at(sized[players], tmp_path, jump)
+    assert at == decision + 1 and message.startswith(f"seat {seat}'s request ids jump")
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_a_seat_that_never_connected_is_named_at_its_first_decision(
+    players: int, sized: dict[int, Path], tmp_path: Path
+) -> None:
+    records = records_of(sized[players])
+    first = nth(records, "decision")
+    seat = records[first]["seat"]
+
+    def change(rs: list[dict[str, Any]]) -> None:
+        rs[:] = [r for r in rs if not (r["type"] == "connected" and r["seat"] == seat)]
+
+    at, message = fails_at(sized[players], tmp_path, change)
+    assert (
+        at == first and message == f"seat {seat} decides, but no connected record says it connected"
     )
