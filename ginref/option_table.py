@@ -221,53 +221,50 @@ CHECK_BOTS: Option[bool | None] = Option(
 
 # The referee's clock, faults, limits and sandbox (match, sprt, tournament, serve).
 
-MOVE_TIME: Option[float | None] = Option(
-    ("--move-time",),
-    key="time.move_time",
+
+def _referee(flag: str, key: str, help: str, **more: Any) -> Option[Any]:
+    """A referee option with a default of its own, except where a tournament file gives it."""
+    return Option((flag,), key=key, help=help, variants=_file_default(help), **more)
+
+
+MOVE_TIME: Option[float | None] = _referee(
+    "--move-time",
+    "time.move_time",
+    "Seconds each decision may take without touching the bank.",
     type=float,
     default=DEFAULT_MOVE_TIME,
     show_default=True,
-    help="Seconds each decision may take without touching the bank.",
-    variants=_file_default("Seconds each decision may take without touching the bank."),
 )
-BANK: Option[float | None] = Option(
-    ("--bank",),
-    key="time.bank",
+BANK: Option[float | None] = _referee(
+    "--bank",
+    "time.bank",
+    "Time bank per seat and match, in seconds (0: none).",
     type=float,
     default=DEFAULT_BANK,
     show_default=True,
-    help="Time bank per seat and match, in seconds (0: none).",
-    variants=_file_default("Time bank per seat and match, in seconds (0: none)."),
 )
-CONNECT_TIMEOUT: Option[float | None] = Option(
-    ("--connect-timeout",),
-    key="time.connect_timeout",
+CONNECT_TIMEOUT: Option[float | None] = _referee(
+    "--connect-timeout",
+    "time.connect_timeout",
+    "Seconds a bot has to start and connect.",
     type=float,
     default=DEFAULT_CONNECT_TIMEOUT,
     show_default=True,
-    help="Seconds a bot has to start and connect.",
-    variants=_file_default("Seconds a bot has to start and connect."),
 )
-_PONDER = (
+PONDER: Option[bool | None] = _referee(
+    "--ponder/--no-ponder",
+    "time.ponder",
     "Let bots think on their opponents' time; by default each bot is frozen between its turns, "
-    "so that it takes no CPU from the one to act."
-)
-PONDER: Option[bool | None] = Option(
-    ("--ponder/--no-ponder",),
-    key="time.ponder",
+    "so that it takes no CPU from the one to act.",
     default=False,
-    help=_PONDER,
-    variants=_file_default(_PONDER),
 )
-_RETRIES = "Illegal or malformed actions forgiven per seat and match (0: forfeit at once)."
-RETRIES: Option[int | None] = Option(
-    ("--retries",),
-    key="faults.retries",
+RETRIES: Option[int | None] = _referee(
+    "--retries",
+    "faults.retries",
+    "Illegal or malformed actions forgiven per seat and match (0: forfeit at once).",
     type=click.IntRange(0),
     default=DEFAULT_RETRIES,
     show_default=True,
-    help=_RETRIES,
-    variants=_file_default(_RETRIES),
 )
 LIMIT: Option[tuple[str, ...]] = Option(
     ("--limit",),
