@@ -7,7 +7,6 @@ loopback address; :meth:`ServeSettings.check` says so in one line.
 
 from __future__ import annotations
 
-import dataclasses
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -40,11 +39,6 @@ class ServeSettings:
     client_ca: str | None = None
     absent_wait: float = DEFAULT_ABSENT_WAIT
     live: str = DEFAULT_LIVE  # "" or "off": no live page
-
-    def with_changes(self, **changes: Any) -> ServeSettings:
-        """A copy with the command line's values (None: keep the file's)."""
-        given = {k: v for k, v in changes.items() if v is not None}
-        return dataclasses.replace(self, **given)
 
     @property
     def tls(self) -> TlsFiles | None:
