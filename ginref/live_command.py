@@ -25,7 +25,7 @@ def live_view(
     directory: Path, host: str = "127.0.0.1", port: int = DEFAULT_PORT, interval: float = 1.0
 ) -> LiveView:
     """The live page of the tournament in ``directory``, its tables drawn by the replays'
-    spectator view (this is where the two meet): for ``ginref live`` and ``ginref serve``."""
+    spectator view: for ``ginref live`` and ``ginref serve``."""
     return LiveView(directory, host, port, interval=interval)
 
 
