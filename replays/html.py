@@ -33,7 +33,7 @@ import base64
 import html
 import json
 import zlib
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from functools import cache
 from importlib import resources
 from typing import Any
@@ -43,7 +43,7 @@ from referee.engine.hand import Hand
 from referee.engine.observation import seen_events
 from referee.engine.outcomes import Event, HandOutcome, HandResult
 from referee.timeline import Step, Timeline, collector_paused
-from replays.breakdown import format_showdown, result_lines
+from replays.breakdown import format_showdown
 from replays.view import format_header, format_step
 from replays.words import GUTTER, PLAIN, Style
 
@@ -64,12 +64,16 @@ def _sorted(cards: Iterable[Card]) -> list[str]:
 
 
 def showdown_data(timeline: Timeline, result: HandResult) -> dict[str, Any]:
-    """A finished hand as the page shows it: the melds, layoffs and deadwood of both players,
-    the title and who won what."""
+    """A finished hand as the page shows it: its table, the melds, layoffs and deadwood of its
+    two players (``names``: the match seats that played its hand seats), the title and who won
+    what."""
     text = [line.strip() for line in format_showdown(timeline, result, _TEXT)]
     arrangement = result.knocker_arrangement
     defender = result.defender
+    dead = result.outcome is HandOutcome.DEAD
     return {
+        "table": result.table,
+        "names": [f"Seat {s} ({timeline.label(s)})" for s in result.seats],
         "outcome": result.outcome.value,
         "winner": result.winner,
         "points": result.points,
@@ -84,10 +88,11 @@ def showdown_data(timeline: Timeline, result: HandResult) -> dict[str, Any]:
         "defenderCount": result.defender_deadwood,
         "deadReason": result.dead_reason,
         "finalHands": [_sorted(h) for h in result.final_hands],
-        "dead": result.outcome is HandOutcome.DEAD,
+        "dead": dead,
         "title": text[0],
-        # The last lines of format_showdown: who won what, and the score.
-        "verdict": text[-1:] if result.outcome is HandOutcome.DEAD else text[-2:],
+        # Who won what, the line before format_showdown's last; not that last line, the running
+        # score, which the page's score board shows (with partnerships it is the round's).
+        "verdict": [] if dead else text[-2:-1],
     }
 
 
@@ -128,132 +133,148 @@ def _told_other(timeline: Timeline, step: Step, events: tuple[Event, ...]) -> li
     return _lines(timeline, step, seats[other])
 
 
-# A frame's fields, in the order _frame_values gives them.
+# A frame's fields, in the order _frame_values gives them; and a table's, in _Table's order.
 FIELDS = (
-    "line", "kind", "hand", "text", "actor", "dealer", "hands", "pile", "stock", "upcard",
-    "knockLimit", "toAct", "moved", "scores", "games", "showdown", "result", "over", "public",
+    "line", "kind", "hand", "round", "text", "actor", "public", "moved", "toAct", "sittingOut",
+    "tables", "scores", "games", "showdown", "result", "over",
 )  # fmt: skip
-_LINE, _HANDS, _PILE = FIELDS.index("line"), FIELDS.index("hands"), FIELDS.index("pile")
-_UNDEALT: tuple[int | None, int | None, str | None, int | None] = (None, None, None, None)
+TABLE_FIELDS = (
+    "table", "hand", "seats", "dealer", "hands", "pile", "stock", "upcard", "knockLimit", "over",
+)  # fmt: skip
+_LINE, _TABLES = FIELDS.index("line"), FIELDS.index("tables")
+_HAND, _HANDS, _PILE = (TABLE_FIELDS.index(f) for f in ("hand", "hands", "pile"))
+_KEPT = tuple(i for i, f in enumerate(TABLE_FIELDS) if f not in ("hands", "pile"))
 
 
 class _Table:
-    """The values the frames share from one record to the next, made again only when they
-    change: until then the very objects of the frame before, which frame_changes tells at once."""
+    """One table's values (:data:`TABLE_FIELDS`) as a frame holds them, but for its hands as two
+    card masks and its pile as its cards, bottom to top: compared and told apart at the cost of
+    a few integers, and named by code only where a frame shows them. What is fixed at a deal
+    (the hand's number, seats, dealer, upcard and knock limit) is made once per hand: the very
+    objects of the frame before, which frame_changes tells at once."""
 
-    def __init__(self) -> None:
-        self._number = -1
-        self._dealt = _UNDEALT
-        self._scores: tuple[int, ...] = ()
-        self._score_list: list[int] = []
-        self._game_points: tuple[tuple[int, int], ...] = ()
-        self._games: list[list[int]] = []
+    def __init__(self, number: int) -> None:
+        self.number = number
+        self._hand = -1
+        self._dealt: tuple[int, list[int], int, str | None, int] = (0, [], 0, None, 0)
 
-    def dealt(self, hand: Hand) -> tuple[int | None, int | None, str | None, int | None]:
-        """The hand's number (1-based), dealer, upcard and knock limit: all fixed at its deal."""
-        if hand.number != self._number:
-            self._number = hand.number
+    def values(self, seats: tuple[int, int], hand: Hand) -> tuple[Any, ...]:
+        if hand.number != self._hand:
+            self._hand = hand.number
             upcard = hand.upcard
-            self._dealt = (
-                hand.number + 1,
-                hand.dealer,
-                None if upcard is None else _CODES[upcard],
-                hand.knock_limit,
-            )
-        return self._dealt
-
-    def scores(self, scores: tuple[int, ...]) -> list[int]:
-        if scores != self._scores:
-            self._scores = scores
-            self._score_list = list(scores)
-        return self._score_list
-
-    def games(self, game_points: tuple[tuple[int, int], ...]) -> list[list[int]]:
-        if game_points != self._game_points:
-            self._game_points = game_points
-            self._games = [list(g) for g in game_points]
-        return self._games
+            code = None if upcard is None else _CODES[upcard]
+            self._dealt = (hand.number + 1, list(seats), hand.dealer, code, hand.knock_limit)
+        number, seat_list, dealer, upcard_code, limit = self._dealt
+        return (
+            self.number,
+            number,
+            seat_list,
+            dealer,
+            (hand.held(0), hand.held(1)),
+            hand.pile,
+            hand.stock_size,
+            upcard_code,
+            limit,
+            hand.to_act is None,
+        )
 
 
-def _game_points(match: Any) -> tuple[tuple[int, int], ...]:
-    """Each Hollywood game's running scores: a two-player match's (R9.8; more players never play
-    Hollywood), which no other match has."""
+class _Reused:
+    """A value's form for the page (``shown``), made again only when the value changes: until
+    then the very object of the frame before."""
+
+    def __init__(self, shown: Callable[[Any], list[Any]]) -> None:
+        self._shown = shown
+        self._value: Any = None
+        self._form: list[Any] = []
+
+    def __call__(self, value: Any) -> list[Any]:
+        if value != self._value:
+            self._value = value
+            self._form = self._shown(value)
+        return self._form
+
+
+def _game_points(timeline: Timeline, match: Any) -> tuple[tuple[int, int], ...]:
+    """Each Hollywood game's running scores (R9.8); none but for Hollywood, which only two
+    players play and whose match alone keeps them."""
+    if not timeline.rules.hollywood:
+        return ()
     points: tuple[tuple[int, int], ...] = match.board.game_points
     return points
 
 
 def _frame_values(timeline: Timeline) -> Iterator[tuple[Any, ...]]:
-    """Each record's frame: the values of :data:`FIELDS`, in that order, but for the hands as
-    two card masks (or None) and the pile as its cards, bottom to top: compared and told apart
-    at the cost of a few integers, and named by code only where a frame shows them."""
-    hand: Hand | None = None
-    showdown: dict[str, Any] | None = None
-    table = _Table()
+    """Each record's frame: the values of :data:`FIELDS`, in that order, with each table as
+    :class:`_Table` gives it. A table shows its hand until the next deal there, so a finished
+    hand stays on view with its showdown."""
+    tables: tuple[tuple[Any, ...], ...] = ()
+    makers: list[_Table] = []
+    scores, games = _Reused(list), _Reused(lambda points: [list(g) for g in points])
+    teams = timeline.teams
+    sitting_out: int | None = None
     for step in timeline.steps:
         kind = step.kind
         played = step.played
         if played is not None:
-            if kind == "deal":
-                showdown = None
-            hand = played
-        if kind == "hand_result" and step.result is not None:
-            showdown = showdown_data(timeline, step.result)
-        match = step.after
-        text = _lines(timeline, step)
-        seat = step.seat
+            number = step.table
+            while len(makers) <= number:
+                makers.append(_Table(len(makers)))
+            table = makers[number].values(step.seats, played)
+            dealt = number >= len(tables) or tables[number][_HAND] != table[_HAND]
+            tables = (*tables[:number], table, *tables[number + 1 :])
+            if dealt:  # the seat that sits out this hand (R10.1), until the next deal
+                sitting_out = step.after.sitting_out
         events: tuple[Event, ...] = ()
         if kind == "decision" and played is not None:
             events = played.events[step.events_from :]
-        public = _told_other(timeline, step, events)
+        match = step.after
+        text = _lines(timeline, step)
         over = match.result is not None and kind == "match_result"
-        scores = match.result.final if over and match.result is not None else match.scores
-        result = None
-        if over:
-            result = [text[0], *(result_lines(timeline, step.record, list(scores)))]
-        number, dealer, upcard, limit = _UNDEALT if hand is None else table.dealt(hand)
+        final = match.result.final if over and match.result is not None else match.scores
         yield (
             step.line,
             kind,
-            number,
+            step.hand or None,
+            (step.hand - 1) // 2 + 1 if teams and step.hand else None,
             text,
-            seat if kind in ("decision", "fault") else None,
-            dealer,
-            None if hand is None else (hand.held(0), hand.held(1)),
-            () if hand is None else hand.pile,
-            0 if hand is None else hand.stock_size,
-            upcard,
-            limit,
-            None if hand is None else hand.to_act,
+            step.seat if kind in ("decision", "fault") else None,
+            _told_other(timeline, step, events),
             _moved(events),
-            table.scores(scores),
-            table.games(_game_points(match)),
-            showdown if kind == "hand_result" else None,
-            result,
+            match.to_act,
+            sitting_out,
+            tables,
+            scores(final),
+            games(_game_points(timeline, match)),
+            None if step.result is None else showdown_data(timeline, step.result),
+            text if over else None,
             over,
-            public,
         )
 
 
-def _hand_codes(masks: tuple[int, int] | None) -> list[list[str]] | None:
+def _table_dict(values: tuple[Any, ...]) -> dict[str, Any]:
+    table = dict(zip(TABLE_FIELDS, values, strict=True))
     # cards_of gives the cards' order, which is the display order (sort_key).
-    return None if masks is None else [_cards(cards_of(mask)) for mask in masks]
+    table["hands"] = [_cards(cards_of(mask)) for mask in values[_HANDS]]
+    table["pile"] = _cards(values[_PILE])
+    return table
+
+
+def _frame_dict(values: tuple[Any, ...]) -> dict[str, Any]:
+    frame = dict(zip(FIELDS, values, strict=True))
+    frame["tables"] = [_table_dict(t) for t in values[_TABLES]]
+    return frame
 
 
 def replay_frames(timeline: Timeline) -> list[dict[str, Any]]:
-    """One frame per record: what the table (the tables) looks like just after it (the page's
-    ``FRAMES``).
+    """One frame per record: what the tables look like just after it (the page's ``FRAMES``):
+    with two players one table, with three one (beside it the seat that dealt and sits out),
+    with partnerships two, each with its hand number and the match seats at its hand seats 0
+    and 1.
 
     Frames share the lists that did not change between them: read them, do not change them.
     """
-    if timeline.players > 2:
-        return _tables_frames(timeline)
-    frames: list[dict[str, Any]] = []
-    for values in _frame_values(timeline):
-        frame = dict(zip(FIELDS, values, strict=True))
-        frame["hands"] = _hand_codes(values[_HANDS])
-        frame["pile"] = _cards(values[_PILE])
-        frames.append(frame)
-    return frames
+    return [_frame_dict(values) for values in _frame_values(timeline)]
 
 
 def _pile_changes(old: tuple[Card, ...], new: tuple[Card, ...]) -> str:
@@ -290,172 +311,57 @@ def _signed(mask: int, sign: str) -> str:
     return out
 
 
+def _table_change(old: tuple[Any, ...], new: tuple[Any, ...]) -> dict[str, Any] | None:
+    """A table of the frame before as what changed: None (nothing), ``{"set": table}`` (a new
+    hand), or the fields that changed, with the hands and the pile as the cards that left and
+    came (``handsDiff``: one string per hand seat; ``pileDiff``)."""
+    if new is old:
+        return None
+    if new[_HAND] != old[_HAND]:
+        return {"set": _table_dict(new)}
+    change = {TABLE_FIELDS[i]: new[i] for i in _KEPT if new[i] is not old[i] and new[i] != old[i]}
+    hands, before = new[_HANDS], old[_HANDS]
+    if hands != before:
+        change["handsDiff"] = [
+            "" if a == b else _hand_changes(a, b) for a, b in zip(before, hands, strict=True)
+        ]
+    if new[_PILE] != old[_PILE]:
+        change["pileDiff"] = _pile_changes(old[_PILE], new[_PILE])
+    return change or None
+
+
 def frame_changes(timeline: Timeline) -> list[dict[str, Any]]:
     """Each frame of :func:`replay_frames` as what changed since the one before: what the page
     holds, and rebuilds the frames from in its script.
 
     The first frame is whole. After it a field is present only if its value changed; ``line`` is
-    left out when it is the previous line plus one; a change of the hands or the pile is given
-    as the cards that left and came (``handsDiff``: one string per seat; ``pileDiff``), which is
-    a card or two, where the whole hands and pile would be some thirty cards per record.
+    left out when it is the previous line plus one; the tables, when only their cards moved, as
+    ``tablesDiff``: for each table what :func:`_table_change` gives, which for a record is a
+    card or two, where the whole hands and pile would be some thirty cards.
     """
-    if timeline.players > 2:
-        return _tables_changes(timeline)
     changes: list[dict[str, Any]] = []
     before: tuple[Any, ...] | None = None
     for values in _frame_values(timeline):
         if before is None:
-            change = dict(zip(FIELDS, values, strict=True))
-            change["hands"] = _hand_codes(values[_HANDS])
-            change["pile"] = _cards(values[_PILE])
-            changes.append(change)
+            changes.append(_frame_dict(values))
             before = values
             continue
-        # What did not change is mostly the very object of the frame before (_Table): "is"
-        # settles it without a comparison.
+        # What did not change is mostly the very object of the frame before: "is" settles it
+        # without a comparison.
         fields = zip(FIELDS, values, before, strict=True)
         change = {k: v for k, v, old in fields if v is not old and v != old}
         if change.get("line") == before[_LINE] + 1:
             del change["line"]
-        if "pile" in change:
-            change["pileDiff"] = _pile_changes(before[_PILE], change.pop("pile"))
-        if "hands" in change:
-            hands, old = change.pop("hands"), before[_HANDS]
-            if hands is None or old is None:
-                change["hands"] = _hand_codes(hands)
-            else:
-                change["handsDiff"] = [
-                    "" if old[s] == hands[s] else _hand_changes(old[s], hands[s]) for s in (0, 1)
+        if "tables" in change:
+            tables, olds = change.pop("tables"), before[_TABLES]
+            if len(tables) == len(olds):
+                change["tablesDiff"] = [
+                    _table_change(o, t) for o, t in zip(olds, tables, strict=True)
                 ]
+            else:
+                change["tables"] = [_table_dict(t) for t in tables]
         changes.append(change)
         before = values
-    return changes
-
-
-# --- three players and partnerships: a frame holds each table in play --------------------------
-
-
-def _table(number: int, seats: tuple[int, int], hand: Hand) -> dict[str, Any]:
-    """A table as a frame shows it: the hand's cards by hand seat, in the cards' order."""
-    return {
-        "table": number,
-        "hand": hand.number + 1,
-        "seats": list(seats),
-        "dealer": hand.dealer,
-        "hands": [_cards(cards_of(hand.held(s))) for s in (0, 1)],
-        "pile": _cards(hand.pile),
-        "stock": hand.stock_size,
-        "upcard": None if hand.upcard is None else _CODES[hand.upcard],
-        "knockLimit": hand.knock_limit,
-        "over": hand.to_act is None,
-    }
-
-
-def _table_showdown(timeline: Timeline, result: HandResult) -> dict[str, Any]:
-    """A showdown with its hand seats named by the match seats that played them, and its
-    table."""
-    data = showdown_data(timeline, result)
-    data["table"] = result.table
-    data["names"] = [f"Seat {s} ({timeline.label(s)})" for s in result.seats]
-    # Who won what; the scores after it are the board's (with partnerships, the round's).
-    data["verdict"] = data["verdict"][:-1]
-    return data
-
-
-def _tables_frames(timeline: Timeline) -> list[dict[str, Any]]:
-    """One frame per record of three players or partnerships: the tables, the scores and what
-    happened, just after it."""
-    frames: list[dict[str, Any]] = []
-    tables: list[dict[str, Any]] = []
-    teams = timeline.players == 4
-    steps: Sequence[Step] = timeline.steps
-    for step in steps:
-        kind = step.kind
-        played = step.played
-        number = step.table
-        if played is not None:
-            table = _table(number, step.seats, played)
-            tables = list(tables)
-            if number < len(tables):
-                tables[number] = table
-            else:
-                tables.append(table)
-        events: tuple[Event, ...] = ()
-        if kind == "decision" and played is not None:
-            events = played.events[step.events_from :]
-        match = step.after
-        text = _lines(timeline, step)
-        over = match.result is not None and kind == "match_result"
-        scores = match.result.final if over and match.result is not None else match.scores
-        frames.append(
-            {
-                "line": step.line,
-                "kind": kind,
-                "hand": step.hand or None,
-                "round": (step.hand - 1) // 2 + 1 if teams and step.hand else None,
-                "text": text,
-                "actor": step.seat if kind in ("decision", "fault") else None,
-                "public": _told_other(timeline, step, events),
-                "moved": _moved(events),
-                "toAct": match.to_act,
-                "sittingOut": None if teams or not tables else 3 - sum(tables[0]["seats"]),
-                "tables": tables,
-                "scores": list(scores),
-                "showdown": _table_showdown(timeline, step.result) if step.result else None,
-                "result": text if over else None,
-                "over": over,
-            }
-        )
-    return frames
-
-
-def _diff(old: list[str], new: list[str], ordered: bool) -> str:
-    """``-XX`` for each card gone, then ``+XX`` for each card come. The page puts a hand in the
-    cards' order itself (``ordered``); a pile it keeps as it was with the new cards on top, so
-    a pile that changed otherwise is given whole, every old card out and every new one in."""
-    gone = [c for c in old if c not in new]
-    come = [c for c in new if c not in old]
-    if not ordered and [c for c in old if c not in gone] + come != new:
-        gone, come = old, new
-    return "".join("-" + c for c in gone) + "".join("+" + c for c in come)
-
-
-def _table_change(old: dict[str, Any], new: dict[str, Any]) -> dict[str, Any] | None:
-    if old is new or old == new:
-        return None
-    if old["hand"] != new["hand"]:
-        return {"set": new}
-    change = {k: v for k, v in new.items() if k not in ("hands", "pile") and old[k] != v}
-    if new["hands"] != old["hands"]:
-        change["handsDiff"] = [_diff(old["hands"][s], new["hands"][s], True) for s in (0, 1)]
-    if new["pile"] != old["pile"]:
-        change["pileDiff"] = _diff(old["pile"], new["pile"], False)
-    return change
-
-
-def _tables_changes(timeline: Timeline) -> list[dict[str, Any]]:
-    """Each frame of :func:`_tables_frames` as what changed since the one before (the first
-    whole): a field is present only if its value changed, ``line`` only when it is not the
-    previous line plus one, and the tables, when only their cards moved, as ``tablesDiff``:
-    for each table null (unchanged), ``{"set": table}`` (a new hand) or the fields that changed,
-    with the hands and the pile as the cards that left and came (``handsDiff``, ``pileDiff``)."""
-    changes: list[dict[str, Any]] = []
-    before: dict[str, Any] | None = None
-    for frame in _tables_frames(timeline):
-        if before is None:
-            changes.append(frame)
-            before = frame
-            continue
-        change = {k: v for k, v in frame.items() if before[k] != v}
-        if change.get("line") == before["line"] + 1:
-            del change["line"]
-        if "tables" in change and len(frame["tables"]) == len(before["tables"]):
-            olds = before["tables"]
-            change["tablesDiff"] = [
-                _table_change(o, n) for o, n in zip(olds, change.pop("tables"), strict=True)
-            ]
-        changes.append(change)
-        before = frame
     return changes
 
 

@@ -27,7 +27,7 @@ from tests.support.replay_helpers import fake_match_log, play_logs
 
 pytestmark = pytest.mark.slow  # real matches rendered by headless Chromium
 
-WATCHED = ("hand0", "hand1", "pile", "showdown", "showdown-knocker", "showdown-defender")
+WATCHED = ("hand0", "hand1", "pile0", "showdown", "showdown-knocker", "showdown-defender")
 
 
 class _Cards(HTMLParser):
@@ -141,9 +141,9 @@ def test_a_known_position_shows_the_right_cards(
     assert dom.attrs["hand0"] is not None
     assert dom.cards["hand0"] == sorted_codes(hand.held(0))
     assert dom.cards["hand1"] == sorted_codes(hand.held(1))
-    assert dom.cards["pile"] == [card_str(c) for c in hand.pile[-8:]]
+    assert dom.cards["pile0"] == [card_str(c) for c in hand.pile[-8:]]
     discarded = step.record["action"]["card"]
-    assert dom.cards["pile"][-1] == discarded
+    assert dom.cards["pile0"][-1] == discarded
     assert discarded not in dom.cards[f"hand{step.record['seat']}"]
 
 
@@ -214,7 +214,7 @@ def test_dump_dom_sees_a_late_position_of_a_long_match(
     dom = dump_dom(page, f"line={step.line}", tmp_path)
     assert dom.cards["hand0"] == sorted_codes(hand.held(0))
     assert dom.cards["hand1"] == sorted_codes(hand.held(1))
-    assert dom.cards["pile"] == [card_str(c) for c in hand.pile[-8:]]
+    assert dom.cards["pile0"] == [card_str(c) for c in hand.pile[-8:]]
 
 
 def test_the_event_list_shows_the_current_event_of_a_long_match(
@@ -306,7 +306,7 @@ def test_the_seat_scores_at_the_end_are_the_result(
     browser.load(page.resolve().as_uri())
     browser.click("#last")
     shown = browser.js(
-        "[0, 1].map(s => document.querySelector('#seat' + s + ' .score').firstChild.textContent)"
+        "[0, 1].map(s => document.querySelector('#side' + s + ' .score').firstChild.textContent)"
     )
     assert shown == [str(final[0]), str(final[1])]
     panel = browser.js("document.getElementById('result').innerText")

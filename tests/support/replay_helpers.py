@@ -161,7 +161,7 @@ def changed(cards: list[str], diff: str, ordered: bool) -> list[str]:
 
 
 def table_changed(table: dict[str, Any], diff: dict[str, Any] | None) -> dict[str, Any]:
-    """A table of a 3- or 4-player page, changed as the page's script changes it."""
+    """A table of the frame before, changed as the page's script changes it."""
     if diff is None:
         return table
     if "set" in diff:
@@ -185,11 +185,7 @@ def rebuilt(changes: list[dict[str, Any]]) -> list[dict[str, Any]]:
     for change in changes:
         frame = dict(before)
         for key, value in change.items():
-            if key == "handsDiff":
-                frame["hands"] = [changed(before["hands"][s], value[s], True) for s in (0, 1)]
-            elif key == "pileDiff":
-                frame["pile"] = changed(before["pile"], value, False)
-            elif key == "tablesDiff":
+            if key == "tablesDiff":
                 frame["tables"] = [
                     table_changed(t, d) for t, d in zip(before["tables"], value, strict=True)
                 ]
