@@ -34,7 +34,7 @@ from referee.bots.limits import Limits  # noqa: E402
 from referee.bots.process import BotProcess  # noqa: E402
 from referee.bots.sandbox import SandboxMode, SandboxSettings  # noqa: E402
 from referee.bots.spec import BotSpec  # noqa: E402
-from referee.series import launch  # noqa: E402
+from referee.lineup import launch  # noqa: E402
 from referee.server import RefereeServer  # noqa: E402
 from referee.wire import ginrummy_pb2 as pb  # noqa: E402
 from tournaments.file.config import parse_text  # noqa: E402

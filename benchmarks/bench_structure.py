@@ -70,9 +70,10 @@ from referee.convert import action_from_pb
 from referee.engine.match import Match
 from referee.engine.rules import Rules
 from referee.inbox import Waiter, read_message
+from referee.lineup import launch
 from referee.link import Player
 from referee.replay_log import ReplayLogWriter, load_log
-from referee.series import launch, run_series_async
+from referee.series import run_series_async
 from referee.server import RefereeServer
 from referee.transport import BotLink, wait_reply
 from referee.wire import ginrummy_pb2 as pb

@@ -4,7 +4,7 @@ its Hello.
 A tournament checks each of its bots before its first match (``ginref tournament``; docs/
 tournaments.md), so that a bot that was never built, crashes at start or never connects stops
 the run at once with one line that says why, instead of forfeiting every match. The check
-launches the bot exactly as :func:`referee.series.launch` does for a match (sandboxed when the
+launches the bot exactly as :func:`referee.lineup.launch` does for a match (sandboxed when the
 sandbox is on, with its limits, its transport and its own socket), waits for the Welcome, then
 ends the stream and stops the bot (its exit grace, SIGTERM, SIGKILL). Bots are checked
 concurrently, at most ``concurrency`` at once.
@@ -23,7 +23,7 @@ from typing import Any
 from referee.bots.confine import Confinement
 from referee.bots.process import BotProcess
 from referee.bots.spec import BotSpec
-from referee.series import CONNECT_TIMEOUT_OPTION, launch
+from referee.lineup import CONNECT_TIMEOUT_OPTION, launch
 from referee.server import RefereeServer
 from referee.settings import RefereeOptions
 from referee.text import safe_text

@@ -14,6 +14,10 @@ bot that is connected but busy in its other matches is waited for as long as tha
 
 Request ids run on per stream, not per match, so that a late reply to a request of an earlier
 match can never be taken for the answer to a new one.
+
+In a series (:mod:`referee.series`) a remote bot is a :class:`RemoteBot`: it takes its stream
+(:meth:`RemoteBot.take`, :func:`take_streams`) where a launched bot would start its process,
+and gives it back (:meth:`RemoteBot.give_back`) where a launched bot is stopped.
 """
 
 from __future__ import annotations
@@ -21,10 +25,12 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from referee.bots.process import ExitStatus
+from referee.faults import CONDUCT_RULE, Fault, FaultKind
+from referee.link import Player
 from referee.transport import BotLink
 
 # The most streams one remote bot may hold, whatever its Hello says.
@@ -210,3 +216,62 @@ class RemoteHandle:
 
     def pause(self, paused: bool) -> None:
         """Nothing: a remote bot's machine is its own."""
+
+
+class RemoteBot:
+    """A remote bot in a series: the player the sessions see, its stand-in process, and the
+    stream it holds from the lobby while the series lasts."""
+
+    def __init__(self, seat: RemoteSeat, index: int, output: Path) -> None:
+        self.seat = seat
+        self.handle = RemoteHandle(output)
+        self.player = Player(index, seat.name, (), self.handle)
+        self.link: BotLink | None = None
+
+    async def take(self, lobby: Lobby, held: int, connected: Callable[[Player], None]) -> None:
+        """Take one of the bot's idle streams (``held``: how many of its streams this series
+        holds already), or make its absence the player's fault; ``connected`` is told of a
+        stream taken."""
+        conn, name, wait = self.player, self.seat.name, self.seat.wait
+        self.handle.note(f"remote bot {name}: waiting for one of its streams")
+        taken = await lobby.acquire(name, wait, held)
+        if taken is None:
+            self.handle.note(f"remote bot {name}: absent for {wait:g} s")
+            conn.gone = Fault(
+                0,
+                FaultKind.NOT_CONNECTED,
+                CONDUCT_RULE,
+                f"the remote bot was not connected within {wait:g} s of its match being due "
+                f"(absent_wait in the tournament file's [serve], or --absent-wait)",
+            )
+            return
+        link, conn.next_id, conn.abandoned = taken
+        self.link = link
+        conn.attach(link)
+        self.handle.note(f"remote bot {name}: playing on its stream from {link.peer}")
+        connected(conn)
+
+    def give_back(self, lobby: Lobby | None, cut: bool) -> None:
+        """Hand the stream back to ``lobby`` with its request ids, or end it when the series
+        was ``cut`` (in the middle of a match: the bot may connect again)."""
+        link = self.link
+        if link is None:
+            return
+        if cut or lobby is None:
+            link.close()
+        else:
+            player = self.player
+            lobby.release(self.seat.name, link, player.next_id, player.abandoned)
+        self.link = None
+
+
+async def take_streams(
+    bots: Sequence[RemoteBot], lobby: Lobby, connected: Callable[[Player], None]
+) -> None:
+    """Give each remote seat of one bot one of its idle streams, or its absence as a fault.
+
+    One after another: a bot that plays itself needs a stream per seat, and while it holds
+    fewer than that it counts as absent (its streams held here will not come back).
+    """
+    for held, bot in enumerate(bots):
+        await bot.take(lobby, held, connected)
