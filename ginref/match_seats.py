@@ -16,7 +16,7 @@ from referee.bots.spec import BotSpec
 from referee.engine.rules import Rules, parse_assignments
 from referee.errors import ConfigError
 from referee.results import MatchOutcome
-from referee.series import run_match, run_series_async
+from referee.series import Series
 from referee.settings import RefereeOptions
 
 
@@ -44,9 +44,9 @@ def play_one(
     confinement: Confinement,
 ) -> MatchOutcome:
     """Play one match, bot A in seat 0, B in seat 1 and so on; its outcome."""
-    if len(bots) == 2:
-        return run_match(bots[0], bots[1], rules, seed, out_dir, options, confinement=confinement)
-    series = asyncio.run(
-        run_series_async(bots, rules, [seed], out_dir, options, confinement=confinement)
-    )
-    return series.matches[0]
+
+    async def play() -> MatchOutcome:
+        async with Series(bots, rules, [seed], out_dir, options, confinement=confinement) as one:
+            return await one.play(one.plans[0])
+
+    return asyncio.run(play())

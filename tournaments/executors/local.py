@@ -9,8 +9,8 @@ all the scheduler and the journal know about execution, so a distributed executo
 one's place: it needs only to deliver each match's log and record, the record built from its
 referee's outcome (:func:`~tournaments.journal.records.record_from_outcome`), not from the log.
 
-:class:`LocalExecutor` runs bots as local processes through the match runner
-(:mod:`referee.series`), all of a tournament's matches on one shared referee server.
+:class:`LocalExecutor` plays each job as a :class:`~referee.series.Series` of local processes, all
+of a tournament's matches on one shared referee server.
 """
 
 from __future__ import annotations
@@ -25,12 +25,11 @@ from referee.bot_check import BotCheck, check_bots
 from referee.bots.confine import Confinement
 from referee.errors import ConfigError, GinRefError
 from referee.lobby import Lobby, RemoteSeat
-from referee.results import MatchOutcome, MatchPlan
-from referee.series import run_series_async
+from referee.series import Series
 from referee.server import RefereeServer
 from tournaments.file.config import TournamentConfig
 from tournaments.journal.records import MatchRecord, record_from_outcome
-from tournaments.schedule import Job, MatchSpec
+from tournaments.schedule import Job
 
 # Called with each finished match; returns whether to go on with the job.
 OnMatch = Callable[[MatchRecord], bool]
@@ -137,45 +136,17 @@ class LocalExecutor:
         )
 
     async def run(self, job: Job, directory: Path, on_match: OnMatch) -> None:
-        """Play the job with :func:`run_series_async` (a series of one in fresh mode)."""
+        """Play the job as one :class:`~referee.series.Series` (a series of one in fresh mode),
+        reporting each match as soon as its log is complete, not when the series is over."""
         directory.mkdir(parents=True, exist_ok=True)
         launched = time.perf_counter()
-        started: dict[str, float] = {}
-        specs: dict[str, MatchSpec] = {}  # by match id
-        reported: set[str] = set()
-        stop = False
-
-        def match_started(plan: MatchPlan) -> None:
-            started.setdefault(plan.match_id, time.perf_counter())
-            specs[plan.match_id] = job.matches[plan.number - 1]
-
-        def match_finished(outcome: MatchOutcome) -> None:
-            # Called once the log is complete: commit it now, not when the series is over.
-            nonlocal stop
-            match_id = outcome.match_id
-            if match_id in reported:
-                return
-            begin = started.get(match_id)
-            first = not started or begin == min(started.values())
-            record = record_from_outcome(
-                outcome,
-                specs[match_id],
-                self.root,
-                # The match itself: the last one's outcome comes once its bots are stopped.
-                elapsed_s=None if begin is None else round(outcome.elapsed, 4),
-                startup_s=round(begin - launched, 4) if first and begin is not None else None,
-            )
-            reported.add(match_id)
-            if not on_match(record):
-                stop = True  # the series ends after this match, its bots stopped as usual
-
         # The bots in the seats of the job's first match; the series moves them on match by
         # match as the schedule does (two swap, more move one seat).
         wait = 0.0 if self.lobby is None else self.absent_wait
         bots = tuple(
             RemoteSeat(name, wait) if name in self.remote else self.specs[name] for name in job.bots
         )
-        await run_series_async(
+        series = Series(
             bots,
             self.rules,
             [m.seed for m in job.matches],
@@ -183,9 +154,20 @@ class LocalExecutor:
             self.options,
             swap_seats=True,
             server=self.server,
-            on_match_started=match_started,
-            on_match_finished=match_finished,
             confinement=self.confinement,
-            keep_going=lambda: not stop,
             lobby=self.lobby,
         )
+        async with series:  # the bots are launched and connected here
+            for spec, plan in zip(job.matches, series.plans, strict=True):
+                begin = time.perf_counter()
+                outcome = await series.play(plan)
+                record = record_from_outcome(
+                    outcome,
+                    spec,
+                    self.root,
+                    # The match itself: the last one's outcome comes once its bots are stopped.
+                    elapsed_s=round(outcome.elapsed, 4),
+                    startup_s=round(begin - launched, 4) if plan.number == 1 else None,
+                )
+                if not on_match(record):
+                    break  # the series ends after this match, its bots stopped as usual
