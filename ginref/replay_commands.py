@@ -14,14 +14,13 @@ from referee.bots.sandbox import SandboxSettings
 from referee.bots.spec import BotSpec
 from referee.errors import GinRefError
 from referee.replay_log import truncation_warning
-from referee.timeline import GroupTimeline, Timeline, load_any_replay
+from referee.timeline import Timeline, load_any_replay
 from replays.ask import ask, position_at
 from replays.html import render_html
 from replays.position import (
     format_answer,
     format_group_position,
     format_position,
-    group_position_at,
 )
 from replays.verify import check_file, difference_warning, find_logs, format_check
 from replays.view import format_replay
@@ -65,11 +64,6 @@ def replay_command(log: str, given: Given) -> None:
             f"{seat}: {log} is a match of {players} players, seats 0 to {players - 1}",
             param_hint="'--seat'",
         )
-    if ask_command is not None and isinstance(timeline, GroupTimeline):
-        raise click.UsageError(
-            f"--ask puts a bot into a position of a two-player match; {log} is a match of "
-            f"{players} players (--at alone prints the position)"
-        )
     cut = truncation_warning(log, timeline.log)
     if cut is not None:
         click.echo(f"Warning: {cut}", err=True)
@@ -111,27 +105,20 @@ def _read_key() -> str:
 
 def _replay_at(
     log: str,
-    timeline: Timeline | GroupTimeline,
+    timeline: Timeline,
     line: int,
     ask_command: str | None,
     style: Style,
     sandbox: str,
 ) -> None:
     """--at: print the position; with --ask, ask the bot and print its answer."""
-    if isinstance(timeline, GroupTimeline):
-        try:
-            where = group_position_at(timeline, line)
-        except GinRefError as exc:
-            raise click.ClickException(f"{log}: {exc}") from None
-        lines = format_group_position(timeline, where, style)
-        click.echo("\n".join(lines), color=style.color)
-        return
     try:
         step = position_at(timeline, line)
         bot = BotSpec.parse(ask_command) if ask_command is not None else None
     except GinRefError as exc:
         raise click.ClickException(f"{log}: {exc}") from None
-    click.echo("\n".join(format_position(timeline, step, style)), color=style.color)
+    shown = format_position if timeline.players == 2 else format_group_position
+    click.echo("\n".join(shown(timeline, step, style)), color=style.color)
     if bot is None or ask_command is None:
         return
     try:

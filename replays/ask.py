@@ -1,13 +1,15 @@
 """``ginref replay LOG --ask BOT --at EVENT``: put a live bot into a recorded position.
 
 The position is the one the acting seat was asked about on line EVENT of the log (a
-``decision``, or a decision ``fault``), rebuilt by :mod:`referee.timeline`. A one-decision
-session then plays it on a real :class:`referee.server.RefereeServer`: the bot is started with
-the launch contract (``GINREF_ADDRESS``, ``GINREF_TOKEN``, ``GINREF_SEAT``) in a process group
-of its own (:class:`referee.bots.process.BotProcess`), welcomed, and sent what the referee sent
-that seat: the MatchStart, the HandStart of the hand, and the DecisionRequest built by
-:func:`referee.convert.decision_request_pb` from :func:`referee.engine.observation.observe` (the
-hand's events so far are in its observation, and in its ``new_events`` where the protocol has them),
+``decision``, or a decision ``fault``), in a match of two, three or four players, rebuilt by
+:mod:`referee.timeline`. A one-decision session then plays it: the bot is started as a series
+starts its bots (:class:`referee.lineup.Lineup`: the launch contract ``GINREF_ADDRESS``,
+``GINREF_TOKEN``, ``GINREF_SEAT``, a process group of its own, its sandbox, a real
+:class:`referee.server.RefereeServer`), welcomed, and sent what the referee sent that seat: the
+MatchStart, the HandStart of the seat's hand, and the DecisionRequest built by
+:func:`referee.requests.decision_request_pb` from :func:`referee.engine.observation.observe_seat`
+(the hand's events so far are in its observation, and in its ``new_events`` where the protocol
+has them; with three or four players the hand as a two-player hand from the seat's hand seat),
 with the request id and clock of the recorded match. The reply's think time is measured as the
 referee measures it, from when the bot's side of its link has the request to the reply's
 arrival. Then the stream ends with status OK and the bot's process group is stopped (exit
@@ -25,17 +27,18 @@ from pathlib import Path
 from typing import Any
 
 from referee.bots.confine import Confinement
-from referee.bots.process import BotProcess
-from referee.bots.sandbox import SandboxSettings
 from referee.bots.spec import BotSpec
 from referee.convert import EventEncoder, action_from_pb, rules_pb
 from referee.engine.actions import Action
-from referee.engine.observation import observe
+from referee.engine.observation import observe_seat
+from referee.engine.outcomes import Phase
 from referee.errors import GinRefError, IllegalActionError, MalformedActionError
-from referee.link import SeatLink
+from referee.faults import Fault
+from referee.lineup import Entry, Lineup
+from referee.link import Player
 from referee.requests import decision_request_pb, hand_start_pb
-from referee.series import launch
-from referee.server import RefereeServer
+from referee.seating import seat_in_match
+from referee.settings import RefereeOptions
 from referee.text import safe_lines
 from referee.timeline import Step, Timeline, request_observation
 from referee.transport import wait_reply
@@ -101,22 +104,25 @@ def bank_before(timeline: Timeline, step: Step, seat: int) -> float:
 
 
 def _match_start(timeline: Timeline, seat: int, move_ms: int, bank_ms: int) -> pb.RefereeMessage:
-    # The runner builds MatchStart itself (referee.session.Session._play); convert has no
-    # public builder for it yet, so this mirrors the runner's fields.
+    """The seat's MatchStart, as the session builds it (referee.session.Session._play), from
+    what the log recorded of the match and its bots."""
     header = timeline.header
     series = _object(header.get("series"))
-    names = {r["seat"]: r for r in timeline.log.of_type("connected")}
-    other = names.get(1 - seat)
+    connected = {r["seat"]: r for r in timeline.log.of_type("connected")}
+    seats = range(timeline.rules.players)
+    names = [str(connected[s]["name"]) if s in connected else timeline.label(s) for s in seats]
+    versions = [str(connected[s]["version"]) if s in connected else "" for s in seats]
     start = pb.MatchStart(
         match_id=str(header["match_id"]),
         match_number=int(series.get("match_number", 1)),
         series_length=int(series.get("length", 1)),
         seat=seat,
         time_control=pb.TimeControl(move_time_ms=move_ms, bank_ms=bank_ms),
-        opponent_name=str(other["name"]) if other else timeline.label(1 - seat),
-        opponent_version=str(other["version"]) if other else "",
     )
     start.rules.CopyFrom(rules_pb(timeline.rules))
+    seat_in_match(start, seat, names, versions)
+    with contextlib.suppress(KeyError, ValueError):  # a log without it still asks
+        start.deal_commitment = bytes.fromhex(str(header["deal_commitment"]))
     return pb.RefereeMessage(match_start=start)
 
 
@@ -129,10 +135,74 @@ def _tail(path: Path, lines: int = 8) -> str:
         text = path.read_text(errors="replace").strip()
     except OSError:
         return ""
-    if not text:
+    # The referee's own note of a launch that failed says what the error already says.
+    kept = [line for line in safe_lines(text) if not line.startswith("ginref: ")] if text else []
+    if not kept:
         return ""
-    shown = safe_lines(text)[-lines:]
-    return "\nLast lines of the bot's output:\n  " + "\n  ".join(shown)
+    return "\nLast lines of the bot's output:\n  " + "\n  ".join(kept[-lines:])
+
+
+def recorded_messages(
+    timeline: Timeline, step: Step
+) -> tuple[list[pb.RefereeMessage], pb.RefereeMessage]:
+    """What the referee sent the seat asked the decision of ``step`` before its request (its
+    MatchStart, and its hand's HandStart once a hand is dealt), and the request, with the
+    recorded request id and the seat's clock as it stood; its ``new_events`` are all the hand's
+    events so far, as if the seat had been told none yet."""
+    obs = request_observation(step)
+    seat = step.seat
+    if obs is None or seat is None:
+        raise AskError(f"line {step.line}: no seat was asked a decision there")
+    clock = _object(timeline.header.get("time_control"))
+    move_ms = int(clock.get("move_time_ms", 10_000))
+    bank_ms = int(clock.get("bank_ms", 0))
+    bank_left = bank_before(timeline, step, seat)
+    rid = int(step.record.get("request_id") or 1)
+    messages = [_match_start(timeline, seat, move_ms, bank_ms)]
+    if obs.phase is not Phase.CHOOSE_DEALER:  # a hand is dealt: the seat was told of it
+        deal = timeline.deal_step(obs.hand_number + 1)
+        if deal is not None:
+            messages.append(hand_start_pb(observe_seat(deal.after, seat)))
+    # A hand's events are told from the seat's place in that hand (its hand seat).
+    request = decision_request_pb(
+        obs, EventEncoder(obs.seat), rid, int(move_ms + bank_left), move_ms, int(bank_left)
+    )
+    return messages, request
+
+
+class _OneDecision:
+    """The session of one request: its reply, or why there is none
+    (a :class:`~referee.link.PlayerSession` for the asked bot's player)."""
+
+    def __init__(self, seat: int, request_id: int) -> None:
+        self.seat = seat
+        self.request_id = request_id
+        self.reply: asyncio.Future[tuple[pb.ActionReply, float]] = (
+            asyncio.get_running_loop().create_future()
+        )
+
+    def on_message(self, conn: Player, message: pb.BotMessage, arrived: float) -> None:
+        # Only the answer to this request counts; the session has no other.
+        kind = message.WhichOneof("kind")
+        ours = kind == "action_reply" and message.action_reply.request_id == self.request_id
+        if ours and not self.reply.done():
+            self.reply.set_result((message.action_reply, arrived))
+
+    def on_lost(self, conn: Player, reason: str, half_closed: bool) -> None:
+        self._fail(f"the bot left before answering: {reason}")
+
+    def on_exit(self, conn: Player, code: int) -> None:
+        self._fail(f"the bot exited with code {code} before answering")
+
+    def seat_of(self, conn: Player) -> int:
+        return self.seat
+
+    def raise_fault(self, fault: Fault) -> None:
+        """A message that cannot be read is not the answer: the bot may still send it."""
+
+    def _fail(self, why: str) -> None:
+        if not self.reply.done():
+            self.reply.set_exception(AskError(why))
 
 
 async def ask_async(
@@ -153,105 +223,61 @@ async def ask_async(
     obs = request_observation(step)
     if obs is None:
         raise AskError(f"line {step.line}: no seat was asked a decision there")
-    seat = obs.seat
-    header = timeline.header
-    clock = _object(header.get("time_control"))
-    move_ms = int(clock.get("move_time_ms", 10_000))
-    bank_ms = int(clock.get("bank_ms", 0))
-    bank_left = bank_before(timeline, step, seat)
-    time_left_ms = move_ms + bank_left
-    timeout = time_left_ms / 1000 if answer_timeout is None else answer_timeout
-    rid = int(step.record.get("request_id") or 1)
-    messages = [_match_start(timeline, seat, move_ms, bank_ms)]
-    before = step.before
-    if before.hand is not None:
-        deal = timeline.deal_step(before.hand.number + 1)
-        if deal is not None:
-            messages.append(hand_start_pb(observe(deal.after, seat)))
-    request = decision_request_pb(
-        obs, EventEncoder(seat), rid, int(time_left_ms), move_ms, int(bank_left)
-    )
-
+    seat = step.before.to_act
+    assert seat is not None
+    messages, request = recorded_messages(timeline, step)
+    rid = request.decision_request.request_id
+    # The time the seat had there: move time + its bank.
+    timeout = request.decision_request.time_left_ms / 1000
+    if answer_timeout is not None:
+        timeout = answer_timeout
+    options = RefereeOptions(
+        connect_timeout=connect_timeout, exit_grace=EXIT_GRACE, kill_grace=KILL_GRACE
+    ).validate()
     loop = asyncio.get_running_loop()
-    own = confinement is None
-    if confinement is None:
-        confinement = Confinement.prepare(SandboxSettings())
-    server = RefereeServer(hello_timeout=connect_timeout, tcp=not confinement.settings.enabled)
-    await server.start()
-    ticket = server.issue_ticket(f"seat {seat} (ginref replay --ask)")
-    workdir = tempfile.TemporaryDirectory(prefix="ginref-ask-")
-    output = Path(workdir.name) / "bot.log"
-    proc = BotProcess(bot, output, confinement=confinement)
-    link: SeatLink | None = None
+    with tempfile.TemporaryDirectory(prefix="ginref-ask-", ignore_cleanup_errors=True) as work:
+        output = Path(work) / "bot.log"
+        entry = Entry(bot, seat, output)
+        async with Lineup(
+            [entry],
+            options,
+            "(ginref replay --ask)",
+            confinement=confinement,
+            connect_hint=None,
+        ) as lineup:
+            launched = time.monotonic()
+            await lineup.connect()
+            (player,) = lineup.players
+            link = player.link
+            if link is None:
+                why = player.gone.reason if player.gone is not None else "the bot did not connect"
+                raise AskError(why + _tail(output))
+            connect_s = time.monotonic() - launched
+            session = _OneDecision(seat, rid)
+            player.session = session
+            for message in messages:
+                link.send(message)
+            start = loop.time()
+            number = link.ask(request.SerializeToString())
+            try:
+                answer, arrived = await wait_reply(session.reply, start + timeout)
+            except GinRefError as exc:
+                why = str(exc)
+                if not isinstance(exc, AskError):
+                    why = f"no answer within {timeout:g} s (the time the seat had there)"
+                raise AskError(why + _tail(output)) from None
+            think_ms = round((arrived - link.started(number)) * 1000, 3)
+            name = f"{link.name} {link.version}".strip()
     try:
-        launched = time.monotonic()
-        await launch(proc, ticket, server, seat)
-        if proc.start_error is not None:
-            raise AskError(proc.start_error)
-        waiting: set[asyncio.Future[Any]] = {ticket.connected, proc.exited}
-        await asyncio.wait(waiting, timeout=connect_timeout, return_when=asyncio.FIRST_COMPLETED)
-        if not ticket.connected.done():
-            if proc.exited.done():
-                why = f"the bot exited with code {proc.exited.result()} without connecting"
-            else:
-                why = f"the bot did not connect within {connect_timeout:g} s"
-            raise AskError(why + _tail(output))
-        link = ticket.connected.result()
-        connect_s = time.monotonic() - launched
-        reply: asyncio.Future[tuple[pb.ActionReply, float]] = loop.create_future()
-
-        def on_message(message: pb.BotMessage, arrived: float) -> None:
-            # Only the answer to this request counts; the session has no other.
-            kind = message.WhichOneof("kind")
-            ours = kind == "action_reply" and message.action_reply.request_id == rid
-            if ours and not reply.done():
-                reply.set_result((message.action_reply, arrived))
-
-        def on_lost(reason: str, half_closed: bool) -> None:
-            if not reply.done():
-                reply.set_exception(AskError(f"the bot left before answering: {reason}"))
-
-        def on_exit(future: asyncio.Future[int]) -> None:
-            if not reply.done() and not future.cancelled():
-                code = future.result()
-                reply.set_exception(AskError(f"the bot exited with code {code} before answering"))
-
-        link.on_message = on_message
-        link.on_lost = on_lost
-        proc.exited.add_done_callback(on_exit)
-        for message in messages:
-            link.send(message)
-        start = loop.time()
-        number = link.ask(request.SerializeToString())
-        try:
-            answer, arrived = await wait_reply(reply, start + timeout)
-        except GinRefError as exc:
-            why = str(exc)
-            if not isinstance(exc, AskError):
-                why = f"no answer within {timeout:g} s (the time the seat had there)"
-            raise AskError(why + _tail(output)) from None
-        think_ms = round((arrived - link.started(number)) * 1000, 3)
-        name = f"{link.name} {link.version}".strip()
-        try:
-            action = action_from_pb(answer.action, obs.hand)
-        except MalformedActionError as exc:
-            return Answer(name, None, think_ms, connect_s, malformed=str(exc))
-        probe = before.copy()
-        try:
-            probe.apply(action)
-        except IllegalActionError as exc:
-            return Answer(name, action, think_ms, connect_s, illegal=exc)
-        return Answer(name, action, think_ms, connect_s)
-    finally:
-        if link is not None:
-            link.close()
-        server.revoke(ticket)
-        await proc.stop(EXIT_GRACE, KILL_GRACE)
-        await server.stop(grace=0.5)
-        if own:
-            confinement.close()
-        with contextlib.suppress(OSError):
-            workdir.cleanup()
+        action = action_from_pb(answer.action, obs.hand)
+    except MalformedActionError as exc:
+        return Answer(name, None, think_ms, connect_s, malformed=str(exc))
+    probe = step.before.copy()
+    try:
+        probe.apply(action)
+    except IllegalActionError as exc:
+        return Answer(name, action, think_ms, connect_s, illegal=exc)
+    return Answer(name, action, think_ms, connect_s)
 
 
 def ask(

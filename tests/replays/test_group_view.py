@@ -179,9 +179,6 @@ def test_the_position_at_a_decision_and_the_errors(four: Path, three: Path) -> N
     assert code == 0, out
     assert out.startswith(f"Position at line {line} (hand 2, table 1): seat {record['seat']} (")
     assert "Recorded:" in out
-    code, out = replay(str(four), "--at", str(line), "--ask", "python -m sample_bots.greedy_bot")
-    assert code != 0 and out.count("Error: ") == 1
-    assert "--ask puts a bot into a position of a two-player match" in out
     code, out = replay(str(three), "--seat", "3")
     assert code != 0 and out.count("Error: ") == 1
     assert f"{three} is a match of 3 players, seats 0 to 2" in out
