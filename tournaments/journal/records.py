@@ -1,12 +1,11 @@
 """What the journal keeps of a finished match, from the referee's own outcome.
 
-The row is built from the :class:`~referee.results.MatchOutcome` the referee hands to
-``on_match_finished``, never from the replay log: the log is a file in a directory a bot's
-process may reach, so a bot could rewrite it, and the journal must not take its word. The record
-carries the log's SHA-256 and size as a fingerprint, so a log changed later no longer matches
-its row (and ``ginref verify`` re-adjudicates the log itself). The referee calls
-``on_match_finished`` once the log is complete and before it tells the bots the match is over,
-so a match can be committed at that moment.
+The row is built from the :class:`~referee.results.MatchOutcome` the referee returns from
+:meth:`~referee.series.Series.play`, never from the replay log: the log is a file in a
+directory a bot's process may reach, so a bot could rewrite it, and the journal must not take
+its word. The record carries the log's SHA-256 and size as a fingerprint, so a log changed
+later no longer matches its row (and ``ginref verify`` re-adjudicates the log itself). The
+outcome comes once the log is complete, so a match can be committed at that moment.
 """
 
 from __future__ import annotations
