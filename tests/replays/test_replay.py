@@ -1,13 +1,14 @@
-"""ginref replay and ginref verify on real logs of real matches (greedy v random bot processes).
+"""ginref verify, ginref replay's options and --ask on real logs of real matches (greedy v random
+bot processes); the terminal view's own tests are in test_replay_view.py.
 
-The logs are played once per module under every profile and two rule sets no profile has
-(tests/replay_helpers.py). Tampered copies check that verify names the first event that differs;
---ask puts the greedy bot back into recorded positions and must take the recorded action.
+The logs are played once per session under every profile and two rule sets no profile has
+(conftest.py). Tampered copies check that verify names the first event that differs; --ask puts
+the greedy bot back into recorded positions and must take the recorded action.
 """
 
 from __future__ import annotations
 
-import dataclasses
+import asyncio
 import re
 import shlex
 import sys
@@ -20,48 +21,31 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from ginref.cli import main
-from referee.convert import EventEncoder
-from referee.engine.actions import ChooseDeal, Discard, DrawStock, Knock, action_to_dict
+from referee.engine.actions import ChooseDeal, Discard, action_to_dict
 from referee.engine.cards import card_str
 from referee.engine.match import Match
 from referee.engine.observation import observe
 from referee.engine.outcomes import Phase
 from referee.engine.rules import PROFILES, Rules
 from referee.fairness import commitment
-from referee.requests import decision_request_pb
-from referee.series import run_match
-from referee.timeline import load_replay, request_observation, seat_observation
-from referee.wire import ginrummy_pb2 as pb
+from referee.series import run_series_async
+from referee.timeline import load_replay
 from replays.ask import ask, position_at
 from replays.verify import check_file
-from replays.view import format_replay
-from replays.words import PLAIN, Style, card_text, cards_text, legal_text
 from tests.support.referee_helpers import FAST, bot
 from tests.support.replay_helpers import (
     CONFIGS,
     GREEDY,
     GREEDY_COMMAND,
-    RANDOM,
     lines_of,
     page_data,
     page_frames,
-    play_logs,
     records_of,
     write_lines,
     write_records,
 )
 
 pytestmark = pytest.mark.slow  # logs of real matches, and live bots asked about them
-
-
-@pytest.fixture(scope="module")
-def logs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
-    return play_logs(tmp_path_factory.mktemp("logs"), CONFIGS)
-
-
-@pytest.fixture(scope="module")
-def standard(logs: dict[str, Path]) -> Path:
-    return logs["standard"]
 
 
 def run(*args: str, input: str | None = None) -> tuple[int, str]:
@@ -76,144 +60,6 @@ def first_line(records: list[dict[str, Any]], predicate: Any) -> int:
 
 
 # --- ginref replay ------------------------------------------------------------------------------
-
-
-@pytest.mark.parametrize("name", list(CONFIGS))
-def test_a_replay_shows_every_event(name: str, logs: dict[str, Path]) -> None:
-    path = logs[name]
-    code, out = run("replay", str(path), "--ascii")
-    assert code == 0, out
-    shown = {int(m.group(1)) for m in re.finditer(r"^ {0,4}(\d+)  ", out, re.MULTILINE)}
-    assert shown == set(range(1, len(lines_of(path)) + 1))
-    records = records_of(path)
-    for number, record in enumerate(records, start=1):
-        line = next(x for x in out.splitlines() if re.match(rf"^ {{0,4}}{number}  ", x))
-        if record["type"] == "decision":
-            assert f"seat {record['seat']} (" in line
-            action = record["action"]
-            if action["kind"] == "discard":
-                assert f"discards {action['card']}" in line
-        elif record["type"] == "deal":
-            assert f"Hand {record['hand']} " in line
-        elif record["type"] == "hand_result":
-            assert f"Hand {record['hand']} result" in line
-    end = records[-1]
-    assert f"Result: seat {end['winner']} " in out
-    assert f"{end['final'][0]}–{end['final'][1]}" in out
-
-
-def test_the_showdown_shows_melds_layoffs_deadwood_and_the_score(logs: dict[str, Path]) -> None:
-    for path in logs.values():
-        timeline = load_replay(path)
-        text = "\n".join("\n".join(b) for b in format_replay(timeline, PLAIN))
-        for step in timeline.steps:
-            result = step.result
-            if result is None:
-                continue
-            assert f"score {result.scores_after[0]}–{result.scores_after[1]}" in text
-            if result.knocker_arrangement is not None:
-                for meld in result.knocker_arrangement.melds:
-                    assert "[" + " ".join(card_str(c) for c in meld.cards) + "]" in text
-                assert f"= {result.knocker_deadwood}" in text
-            if result.defender is not None:
-                for card, index in result.defender.layoffs:
-                    target = result.knocker_arrangement.melds[index].cards  # type: ignore[union-attr]
-                    shown = "[" + " ".join(card_str(c) for c in target) + "]"
-                    assert f"{card_str(card)} on {shown}" in text
-
-
-def test_seat_view_is_what_the_referee_sent(tmp_path: Path) -> None:
-    """Every DecisionRequest the referee wrote to seat 0 in a real match equals the one rebuilt
-    from the log with observe() and the converter, and the seat view shows only its cards."""
-    sent: dict[int, pb.DecisionRequest] = {}
-
-    def capture(seat: int, message: pb.RefereeMessage, hand: Any) -> None:
-        if seat == 0 and message.WhichOneof("kind") == "decision_request":
-            copy = pb.DecisionRequest()
-            copy.CopyFrom(message.decision_request)
-            sent[copy.request_id] = copy
-
-    outcome = run_match(GREEDY, RANDOM, Rules.profile("pagat"), 4, tmp_path, FAST, on_send=capture)
-    timeline = load_replay(outcome.log_path)
-    mine = [s for s in timeline.steps if s.kind == "decision" and s.record["seat"] == 0]
-    assert mine and len(mine) == len(sent)
-    for step in mine:
-        obs = request_observation(step)
-        assert obs is not None
-        rebuilt = decision_request_pb(obs, EventEncoder(0), step.record["request_id"], 0, 0, 0)
-        original = sent[step.record["request_id"]]
-        assert rebuilt.decision_request.observation == original.observation
-        assert list(rebuilt.decision_request.legal_actions) == list(original.legal_actions)
-
-    code, out = run("replay", str(outcome.log_path), "--seat", "0", "--ascii")
-    assert code == 0, out
-    for step in timeline.steps:
-        if step.kind != "decision" or step.action is None:
-            continue
-        line = next(x for x in out.splitlines() if "(" in x and x.startswith(f"{step.line:>5}"))
-        drawn = [e.card for e in step.played.events[step.events_from :] if e.kind == "draw_stock"]  # type: ignore[union-attr]
-        if isinstance(step.action, DrawStock) and drawn:
-            card = card_str(drawn[0])  # type: ignore[arg-type]
-            if step.record["seat"] == 0:
-                assert f"draws {card} from the stock" in out
-            else:
-                assert "draws from the stock" in line and card not in line
-    deals = [s for s in timeline.steps if s.kind == "deal"]
-    for deal in deals:
-        own = seat_observation(deal, 0).hand
-        assert cards_text(own, PLAIN) in out
-        other = seat_observation(deal, 1).hand
-        assert cards_text(other, PLAIN) not in out
-    assert "seat 0 (you)" in out and "seat 1 (random_bot): 10 cards" in out
-
-
-def test_hand_jumps_to_a_hand(logs: dict[str, Path]) -> None:
-    path = logs["oklahoma"]
-    records = records_of(path)
-    deal3 = first_line(records, lambda r: r["type"] == "deal" and r["hand"] == 3)
-    code, out = run("replay", str(path), "--hand", "3")
-    assert code == 0, out
-    numbers = [int(m.group(1)) for m in re.finditer(r"^ {0,4}(\d+)  ", out, re.MULTILINE)]
-    assert numbers[0] == 1 and numbers[1] == deal3  # the header, then hand 3 on
-    assert numbers[-1] == len(records)
-    assert "Hand 1 " not in out and "Hand 3 " in out
-
-
-def test_step_waits_for_a_key_between_events(standard: Path) -> None:
-    code, out = run("replay", str(standard), "--step", input="\n\nq\n")
-    assert code == 0, out
-    numbers = [int(m.group(1)) for m in re.finditer(r"^ {0,4}(\d+)  ", out, re.MULTILINE)]
-    # The header block, then two more events: the third key was q.
-    assert numbers == [1, 2, 3]
-    code, out = run("replay", str(standard), "--step", input="\nc\n")
-    assert code == 0 and "Result:" in out
-
-
-def test_cards_readably_with_symbols_and_colours() -> None:
-    ten_diamonds, king_spades = 22, 51
-    assert card_text(ten_diamonds, PLAIN) == "TD"
-    assert card_text(ten_diamonds, Style(symbols=True)) == "10♦"
-    assert card_text(ten_diamonds, Style(symbols=True, color=True)) == "\x1b[31m10♦\x1b[0m"
-    assert card_text(king_spades, Style(symbols=True, color=True)) == "K♠"
-    assert cards_text([51, 0, 22, 1], PLAIN) == "AC 2C  TD  KS"
-    assert legal_text([Discard(0), Discard(1), Knock(0), DrawStock()], PLAIN) == (
-        "discard any of 2, knock with AC, draw stock"
-    )
-
-
-def test_colour_when_asked(standard: Path) -> None:
-    code, out = run("replay", str(standard), "--color")
-    assert code == 0 and "\x1b[31m" in out and "♥" in out
-    code, out = run("replay", str(standard), "--no-color")
-    assert code == 0 and "\x1b[" not in out
-
-
-def test_an_incomplete_log_replays_as_far_as_it_goes(standard: Path, tmp_path: Path) -> None:
-    lines = lines_of(standard)
-    cut = write_lines(tmp_path / "cut.jsonl", lines[:30])
-    code, out = run("replay", str(cut))
-    assert code == 0
-    assert "the log ends at line 30 without a match result" in out
 
 
 def bad(*args: str) -> str:
@@ -409,19 +255,6 @@ def test_verify_reports_truncated_foreign_and_unreadable_files(
     assert shown[6] == "1 of 6 logs agree with the engine"
 
 
-@pytest.fixture(scope="module")
-def fault_logs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
-    """Logs of matches with faults: a forgiven illegal action, then a forfeit; a crash."""
-    out = tmp_path_factory.mktemp("faults")
-    retry = dataclasses.replace(FAST, retries=1)
-    rules = Rules.profile("standard")
-    return {
-        "retry": run_match(bot("illegal_once"), bot(), rules, 3, out / "retry", retry).log_path,
-        "illegal": run_match(bot("illegal"), bot(), rules, 3, out / "illegal", FAST).log_path,
-        "crash": run_match(bot(), bot("crash", 6), rules, 3, out / "crash", FAST).log_path,
-    }
-
-
 def test_verify_checks_faults(fault_logs: dict[str, Path], tmp_path: Path) -> None:
     for path in fault_logs.values():
         check = check_file(path)
@@ -479,6 +312,35 @@ def test_verify_names_a_changed_phase_and_a_bad_forfeit_seat(
 
     at, message = fails_at(tampered(tmp_path, path, no_forfeit, "n.jsonl"))
     assert (at, message) == (end, "the match result is recorded, but the match goes on")
+
+
+GROUP_FAULTS = {
+    # A partner's illegal discard forfeits the team; a crash forfeits one of three; a bot that
+    # never connects is at fault before a hand is dealt to it.
+    "illegal": (4, ["play", "first", "notinhand", "first"], 41),
+    "crash": (3, ["play", "crash", "first"], 51),
+    "absent": (4, ["play", "first", "first", "never"], 7),
+}
+
+
+@pytest.mark.parametrize("name", list(GROUP_FAULTS))
+def test_verify_and_the_view_read_the_referees_logs_of_faults_of_more_players(
+    name: str, tmp_path: Path
+) -> None:
+    players, modes, seed = GROUP_FAULTS[name]
+    bots = [bot(mode, 3 if mode == "crash" else None) for mode in modes]
+    rules = Rules.profile("standard", players=players)
+    series = asyncio.run(run_series_async(bots, rules, [seed], tmp_path, FAST))
+    log = series.matches[0].log_path
+    code, out = run("verify", str(log))
+    assert code == 0 and out.startswith("OK "), out
+    end = records_of(log)[-1]
+    faulty = end["forfeit"]["seats"]
+    assert faulty == [modes.index(next(m for m in modes if m not in ("play", "first")))]
+    code, out = run("replay", "--ascii", str(log))
+    assert code == 0, out
+    assert f"FAULT seat {faulty[0]} (testbot-{modes[faulty[0]]}): " in out
+    assert f"seat {faulty[0]} (testbot-{modes[faulty[0]]}) forfeits: " in out
 
 
 def test_a_hand_result_written_twice_is_named_once(standard: Path, tmp_path: Path) -> None:
@@ -607,62 +469,7 @@ def test_ask_a_bot_that_does_not_answer(standard: Path) -> None:
     assert "could not start" in missing
 
 
-def test_position_without_ask_prints_the_recorded_position(standard: Path) -> None:
-    line = greedy_positions(standard)[0]
-    code, out = run("replay", str(standard), "--at", str(line), "--ascii")
-    assert code == 0, out
-    assert f"Position at line {line} (hand 1): seat 0 (greedy_bot) to act" in out
-    assert "Recorded:" in out and "legal:" in out and "Asked:" not in out
-
-
 # --- results explained, the schema, logs cut short ----------------------------------------------
-
-
-@pytest.mark.parametrize("name", list(CONFIGS))
-def test_the_result_is_explained_term_by_term_and_adds_up(name: str, logs: dict[str, Path]) -> None:
-    path = logs[name]
-    records = records_of(path)
-    end = records[-1]
-    code, out = run("replay", str(path), "--no-color")
-    assert code == 0
-    tail = out[out.index("══ Result:") :].splitlines()
-    rules = Rules.from_dict(records[0]["rules"])
-    # Every "seat N (...): a + b + ... = total" line adds up, and the totals are the result.
-    sums = [
-        (m.group(1), m.group(2), int(m.group(3)))
-        for m in re.finditer(r"^\s+seat (\d) \([^)]*\): (.*) = (-?\d+)$", "\n".join(tail), re.M)
-    ]
-    for _, terms, total in sums:
-        assert sum(int(t.split()[0]) for t in terms.split(" + ")) == total
-    if end["termination"] == "single_hand":
-        assert sums == [] and "one hand (R9.9)" in out
-        if rules.payoff != "points":
-            assert f"payoff ({rules.payoff}, R8.7)" in out
-    else:
-        games = end["games"]
-        assert len(sums) == 2 * len(games)
-        for g, game in enumerate(games):
-            assert [total for _, _, total in sums[2 * g : 2 * g + 2]] == game["final"]
-        if len(games) > 1:
-            assert f"the three games added up, {end['final'][0]}–{end['final'][1]}" in out
-        assert [sum(g["final"][s] for g in games) for s in (0, 1)] == end["final"]
-        if rules.game_bonus:
-            assert f"{rules.game_bonus} game bonus" in out
-
-
-def test_a_forfeit_says_who_forfeited_why_and_what_it_counts_as(
-    fault_logs: dict[str, Path],
-) -> None:
-    path = fault_logs["crash"]
-    end = records_of(path)[-1]
-    loser = end["forfeit"]["seat"]
-    code, out = run("replay", str(path), "--no-color")
-    assert code == 0
-    final = f"{end['final'][0]}–{end['final'][1]}"
-    assert f"Result: seat {1 - loser} (testbot-play) wins by forfeit, hand points {final}" in out
-    assert f"seat {loser} (testbot-crash) forfeits: crashed (R11.5): " in out
-    assert f"it counts as a win for seat {1 - loser} (testbot-play) and a loss for seat " in out
-    assert end["margin"] >= 0
 
 
 def test_verify_checks_every_line_against_the_schema(standard: Path, tmp_path: Path) -> None:

@@ -1,4 +1,6 @@
-"""ginref replay --html: the page of a real match, rendered by headless Chromium.
+"""ginref replay --html: the pages of real matches of two, three and four players (and of a long
+one of fake players), rendered by headless Chromium; and ginref verify and the terminal view on
+the same logs.
 
 Chromium is Debian's ``chromium`` package, installed by scripts/setup-browser (which
 scripts/test runs). A missing browser fails these tests: CI has one. Screenshots go to
@@ -7,6 +9,8 @@ test-artifacts/ (git-ignored) for a person to look at.
 
 from __future__ import annotations
 
+import asyncio
+import dataclasses
 import json
 import re
 import subprocess
@@ -19,11 +23,20 @@ from click.testing import CliRunner
 
 from ginref.cli import main
 from referee.engine.cards import card_str, cards_of, sort_key
+from referee.engine.rules import Rules
+from referee.series import run_match_async, run_series_async
 from referee.timeline import Step, Timeline, load_replay
 from replays.html import replay_frames
 from replays.words import Style, card_text
 from tests.support.browser import ARTIFACTS, CHROMIUM, HEADLESS, Browser
-from tests.support.replay_helpers import fake_match_log, play_logs
+from tests.support.replay_helpers import (
+    GREEDY,
+    OPTIONS,
+    RANDOM,
+    fake_match_log,
+    play_logs,
+    records_of,
+)
 
 pytestmark = pytest.mark.slow  # real matches rendered by headless Chromium
 
@@ -177,7 +190,48 @@ def test_the_showdown_shows_melds_layoffs_and_deadwood(
     assert sorted(dom.cards["showdown-defender"]) == sorted(defender)
 
 
-# --- a long match: the page's script rebuilds every frame before the page has loaded -----------
+# --- real matches of two, three and four players: verify, the terminal view, the page ------------
+
+
+@dataclasses.dataclass(frozen=True)
+class Played:
+    """A match's log, its walk and its page."""
+
+    log: Path
+    timeline: Timeline
+    page: Path
+
+
+@pytest.fixture(scope="module")
+def matches(tmp_path_factory: pytest.TempPathFactory) -> dict[int, Played]:
+    """By number of players, a match of sample bot processes and its page (written by ginref
+    replay --html): pagat for two and three players (game bonus, boxes: the result is not the
+    hand points), standard for partnerships."""
+    folder = tmp_path_factory.mktemp("matches")
+
+    async def play() -> list[Path]:
+        two, three, four = await asyncio.gather(
+            run_match_async(GREEDY, RANDOM, Rules.profile("pagat"), 21, folder / "2", OPTIONS),
+            run_series_async(
+                [GREEDY, RANDOM, GREEDY], Rules.profile("pagat", players=3), [5], folder / "3",
+                OPTIONS,
+            ),
+            run_series_async(
+                [GREEDY, RANDOM, GREEDY, RANDOM], Rules.profile("standard", players=4), [5],
+                folder / "4", OPTIONS,
+            ),
+        )  # fmt: skip
+        return [two.log_path, three.matches[0].log_path, four.matches[0].log_path]
+
+    made = {}
+    for log in asyncio.run(play()):
+        page = log.with_suffix(".html")
+        result = CliRunner().invoke(main, ["replay", str(log), "--html", str(page)])
+        assert result.exit_code == 0, result.output
+        timeline = load_replay(log)
+        made[timeline.players] = Played(log, timeline, page)
+    assert sorted(made) == [2, 3, 4]
+    return made
 
 
 @pytest.fixture(scope="module")
@@ -191,10 +245,63 @@ def long_match(tmp_path_factory: pytest.TempPathFactory) -> tuple[Timeline, Path
     return load_replay(log), out
 
 
-def test_the_script_rebuilds_every_frame(
-    long_match: tuple[Timeline, Path], browser: Browser
+@pytest.fixture
+def browser(tmp_path: Path) -> Iterator[Browser]:
+    with Browser(tmp_path / "profile") as b:
+        yield b
+
+
+def run(*args: str) -> tuple[int, str]:
+    result = CliRunner().invoke(main, list(args))
+    assert "Traceback" not in result.output
+    return result.exit_code, result.output
+
+
+def cards_in(browser: Browser, ident: str) -> list[str]:
+    return list(
+        browser.js(
+            f"[...document.querySelectorAll('#{ident} [data-card]')].map(e => e.dataset.card)"
+        )
+    )
+
+
+def event_item(line: int) -> str:
+    """The script that reads the text of the event list's item for log line ``line``."""
+    return (
+        "[...document.querySelectorAll('#events li')].find(li => li.querySelector('.ln')"
+        f".textContent === '{line}').querySelector('.what').textContent"
+    )
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_verify_and_the_terminal_view_read_the_referees_logs(
+    players: int, matches: dict[int, Played]
 ) -> None:
-    timeline, page = long_match
+    log = matches[players].log
+    code, out = run("verify", str(log))
+    assert code == 0 and out.startswith("OK "), out
+    records = records_of(log)
+    assert len(records[0]["bots"]) == players
+    code, out = run("replay", "--ascii", str(log))
+    assert code == 0, out
+    final = "–".join(map(str, records[-1]["final"]))
+    assert "══ Result: " in out and f"wins, {final} (target reached)" in out
+    rounds = [r for r in records if r["type"] == "round_result"]
+    assert out.count("── Round ") == len(rounds) and bool(rounds) == (players == 4)
+    sitting_out = out.count("deals and sits out")
+    assert sitting_out == (sum(r["type"] == "deal" for r in records) if players == 3 else 0)
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_the_script_rebuilds_every_frame(
+    players: int,
+    matches: dict[int, Played],
+    long_match: tuple[Timeline, Path],
+    browser: Browser,
+) -> None:
+    # Two players: the long match, whose frames the script rebuilds before the page has loaded.
+    played = matches[players]
+    timeline, page = long_match if players == 2 else (played.timeline, played.page)
     browser.load(page.resolve().as_uri())
     frames = json.loads(browser.js("JSON.stringify(FRAMES)"))
     assert frames == json.loads(json.dumps(replay_frames(timeline)))
@@ -236,50 +343,36 @@ def test_the_event_list_shows_the_current_event_of_a_long_match(
     assert shown == [browser.js("document.body.dataset.line"), True, True, 1]
 
 
-# --- the page in a browser: opening, playing, the result, hidden draws, a phone's width ---------
-
-
-@pytest.fixture(scope="module")
-def pagat(tmp_path_factory: pytest.TempPathFactory) -> tuple[Timeline, Path]:
-    """A pagat match (game bonus, boxes: the result is not the hand points) and its page."""
-    folder = tmp_path_factory.mktemp("pagat")
-    log = play_logs(folder, {"pagat": ("pagat", {})}, seed=21)["pagat"]
-    out = folder / "pagat.html"
-    result = CliRunner().invoke(main, ["replay", str(log), "--html", str(out)])
-    assert result.exit_code == 0, result.output
-    return load_replay(log), out
-
-
-@pytest.fixture
-def browser(tmp_path: Path) -> Iterator[Browser]:
-    with Browser(tmp_path / "profile") as b:
-        yield b
-
-
-def cards_in(browser: Browser, ident: str) -> list[str]:
-    return list(
-        browser.js(
-            f"[...document.querySelectorAll('#{ident} [data-card]')].map(e => e.dataset.card)"
-        )
-    )
-
-
-def test_the_page_opens_at_the_first_deal(pagat: tuple[Timeline, Path], browser: Browser) -> None:
-    timeline, page = pagat
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_the_page_opens_at_the_first_deal(
+    players: int, matches: dict[int, Played], browser: Browser
+) -> None:
+    timeline, page = matches[players].timeline, matches[players].page
     deal = timeline.deal_step(1)
     assert deal is not None and deal.played is not None
     browser.load(page.resolve().as_uri())
     assert browser.js("document.body.dataset.line") == str(deal.line)
-    for seat in (0, 1):
-        assert cards_in(browser, f"hand{seat}") == sorted_codes(deal.played.held(seat))
+    for hand_seat, seat in enumerate(deal.seats):
+        assert cards_in(browser, f"hand{seat}") == sorted_codes(deal.played.held(hand_seat))
+    sides = browser.js("[...document.querySelectorAll('#scoreboard .side')].map(e => e.id)")
+    assert sides == [f"side{s}" for s in range(2 if players == 4 else players)]
     assert browser.js("document.body.dataset.playing") == "no"
     assert browser.js("window.scrollY") == 0  # the table, not the event list, is in view
+    if players == 3:
+        out = 3 - sum(deal.seats)
+        assert cards_in(browser, f"hand{out}") == []  # sitting out: no cards, marked on the board
+        assert "dealer, sits out" in browser.js(f"document.getElementById('side{out}').innerText")
+    felts = browser.js("document.querySelectorAll('.felt').length")
+    assert felts == 1  # with partnerships, table 1 is dealt on the next line
+    if players == 4:
+        browser.click("#next")
+        assert browser.js("document.querySelectorAll('.felt').length") == 2
 
 
 def test_play_steps_through_the_events_until_paused(
-    pagat: tuple[Timeline, Path], browser: Browser
+    matches: dict[int, Played], browser: Browser
 ) -> None:
-    _, page = pagat
+    page = matches[2].page
     browser.load(page.resolve().as_uri())
     start = int(browser.js("document.body.dataset.line"))
     browser.js("document.getElementById('speed').value = '30'")
@@ -295,60 +388,87 @@ def test_play_steps_through_the_events_until_paused(
     assert int(browser.js("document.getElementById('slider').value")) == int(where) + 1
 
 
-def test_the_seat_scores_at_the_end_are_the_result(
-    pagat: tuple[Timeline, Path], browser: Browser
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_the_page_plays_to_the_end_and_shows_the_logs_scores(
+    players: int, matches: dict[int, Played], browser: Browser
 ) -> None:
-    timeline, page = pagat
-    end = timeline.steps[-1]
-    assert end.kind == "match_result" and end.after.result is not None
-    final = end.after.result.final
-    assert final != end.after.scores  # game bonus and boxes: the result is more than points
+    timeline, page = matches[players].timeline, matches[players].page
+    records = records_of(matches[players].log)
+    end = records[-1]
+    final = end["final"]
     browser.load(page.resolve().as_uri())
-    browser.click("#last")
-    shown = browser.js(
-        "[0, 1].map(s => document.querySelector('#side' + s + ' .score').firstChild.textContent)"
+    # Play through every event: a speed the page does not offer, so that no test waits long.
+    browser.js(
+        "(() => { const s = document.getElementById('speed');"
+        " s.add(new Option('500/s', '500')); s.value = '500'; })()"
     )
-    assert shown == [str(final[0]), str(final[1])]
+    browser.click("#play")
+    browser.wait_for("document.body.dataset.playing === 'no'")
+    assert browser.js("document.body.dataset.line") == str(len(records))
+    assert int(browser.js("document.getElementById('slider').value")) == len(records) - 1
+    browser.click("#first")
+    browser.click("#last")  # the end again, in one step
+    assert browser.js("document.body.dataset.line") == str(len(records))
+    shown = browser.js(
+        "[...document.querySelectorAll('#scoreboard .side .score')]"
+        ".map(e => [e.firstChild.textContent, e.querySelector('small').textContent])"
+    )
+    assert shown == [[str(points), "final"] for points in final]
     panel = browser.js("document.getElementById('result').innerText")
-    assert f"= {final[0]}" in panel and f"= {final[1]}" in panel
-    assert "game bonus" in panel and "boxes" in panel
+    assert all(f"= {points}" in panel for points in final)
+    if players > 2:  # two players' places are the winner and the other
+        for seat, place in enumerate(end["placings"]):
+            label = records[0]["bots"][seat]["label"]
+            assert f"seat {seat} ({label}) {place}" in panel
+    if players < 4:  # pagat: the result is more than the hand points
+        assert list(final) != list(timeline.steps[-1].after.scores)
+        assert "game bonus" in panel and "boxes" in panel
+    browser.screenshot(f"replay-{players}-players-end.png")
 
 
-def test_a_hidden_seats_stock_draws_name_no_card(
-    pagat: tuple[Timeline, Path], browser: Browser
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_a_hidden_seats_cards_are_backs_and_its_draws_name_no_card(
+    players: int, matches: dict[int, Played], browser: Browser
 ) -> None:
-    timeline, page = pagat
+    timeline, page = matches[players].timeline, matches[players].page
+    hidden = players - 1
     draw = next(
         s
         for s in timeline.steps
-        if s.kind == "decision" and s.seat == 1 and s.record["action"]["kind"] == "draw_stock"
+        if s.kind == "decision" and s.seat == hidden and s.record["action"]["kind"] == "draw_stock"
     )
-    assert draw.played is not None
-    card = next(e.card for e in draw.played.events[draw.events_from :] if e.kind == "draw_stock")
+    hand = draw.played
+    assert hand is not None
+    card = next(e.card for e in hand.events[draw.events_from :] if e.kind == "draw_stock")
     assert card is not None
-    shown = card_text(card, Style(symbols=True))
-    item = (
-        "[...document.querySelectorAll('#events li')].find(li => li.querySelector('.ln')"
-        f".textContent === '{draw.line}').querySelector('.what').textContent"
-    )
-    browser.load(f"{page.resolve().as_uri()}#line={draw.line}&show=0")
-    assert browser.js(item) == f"seat 1 ({timeline.label(1)}) draws from the stock"
-    assert shown not in browser.js("document.getElementById('event').textContent")
-    browser.click("#show1")  # both seats' cards face up: the card is told
-    assert browser.js(item).startswith(f"seat 1 ({timeline.label(1)}) draws {shown} from the stock")
-    # Seat 0's own draws stay told while only seat 0's cards are shown.
-    browser.click("#show1")
+    told = card_text(card, Style(symbols=True))
+    who = f"seat {hidden} ({timeline.label(hidden)})"
+    others = ",".join(str(s) for s in range(hidden))
+    browser.load(f"{page.resolve().as_uri()}#line={draw.line}&show={others}")
+    assert cards_in(browser, f"hand{hidden}") == []
+    backs = browser.js(f"document.querySelectorAll('#hand{hidden} .back').length")
+    assert backs == hand.held(draw.seats.index(hidden)).bit_count()
+    # With partnerships the texts start with the table: [table 1] seat 3 (...) draws...
+    assert browser.js(event_item(draw.line)).endswith(f"{who} draws from the stock")
+    event = browser.js("document.getElementById('event').textContent")
+    assert event.endswith(f"{who} draws from the stock") and told not in event
+    browser.click(f"#show{hidden}")  # every seat's cards face up: the card is told
+    assert f"{who} draws {told} from the stock" in browser.js(event_item(draw.line))
+    held = [card_str(c) for c in cards_of(hand.held(draw.seats.index(hidden)))]
+    assert cards_in(browser, f"hand{hidden}") == held
+    assert browser.js("location.hash") == f"#line={draw.line}"
+    # Seat 0's own draws stay told while the hidden seat's cards are face down.
+    browser.click(f"#show{hidden}")
     mine = next(
         s
         for s in timeline.steps
         if s.kind == "decision" and s.seat == 0 and s.record["action"]["kind"] == "draw_stock"
     )
-    own = item.replace(f"'{draw.line}'", f"'{mine.line}'")
-    assert "draws from the stock" not in browser.js(own)
+    assert "draws from the stock" not in browser.js(event_item(mine.line))
 
 
-def test_the_page_fits_a_420_pixel_screen(pagat: tuple[Timeline, Path], browser: Browser) -> None:
-    timeline, page = pagat
+def test_the_page_fits_a_420_pixel_screen(matches: dict[int, Played], browser: Browser) -> None:
+    timeline, page = matches[2].timeline, matches[2].page
     showdown = next(
         s for s in timeline.steps if s.result is not None and s.result.knocker is not None
     )
