@@ -150,6 +150,7 @@ class Series:
         error: BaseException | None,
         trace: TracebackType | None,
     ) -> None:
+        self._entered = False
         if self._first is not None:  # never played: its log stays as far as it got
             self._first.log.close()
             self._first = None
