@@ -14,12 +14,11 @@ from referee.bots.sandbox import SandboxSettings
 from referee.bots.spec import BotSpec
 from referee.errors import GinRefError
 from referee.replay_log import truncation_warning
-from referee.timeline import Timeline, load_any_replay
+from referee.timeline import Timeline, load_replay
 from replays.ask import ask, position_at
 from replays.html import render_html
 from replays.position import (
     format_answer,
-    format_group_position,
     format_position,
 )
 from replays.verify import check_file, difference_warning, find_logs, format_check
@@ -53,7 +52,7 @@ def replay_command(log: str, given: Given) -> None:
         if clash:
             raise click.UsageError(f"{name} cannot be combined with {', '.join(clash)}")
     try:
-        timeline = load_any_replay(log)
+        timeline = load_replay(log)
         if hand is not None:
             timeline.require_hand(hand, "--hand", log)
     except GinRefError as exc:
@@ -117,8 +116,7 @@ def _replay_at(
         bot = BotSpec.parse(ask_command) if ask_command is not None else None
     except GinRefError as exc:
         raise click.ClickException(f"{log}: {exc}") from None
-    shown = format_position if timeline.players == 2 else format_group_position
-    click.echo("\n".join(shown(timeline, step, style)), color=style.color)
+    click.echo("\n".join(format_position(timeline, step, style)), color=style.color)
     if bot is None or ask_command is None:
         return
     try:
