@@ -138,45 +138,35 @@ FIELDS = (
     "line", "kind", "hand", "round", "text", "actor", "public", "moved", "toAct", "sittingOut",
     "tables", "scores", "games", "showdown", "result", "over",
 )  # fmt: skip
+# What is fixed at a table's deal comes first, then what a record there may change.
 TABLE_FIELDS = (
-    "table", "hand", "seats", "dealer", "hands", "pile", "stock", "upcard", "knockLimit", "over",
+    "table", "hand", "seats", "dealer", "upcard", "knockLimit", "hands", "pile", "stock", "over",
 )  # fmt: skip
 _LINE, _TABLES = FIELDS.index("line"), FIELDS.index("tables")
-_HAND, _HANDS, _PILE = (TABLE_FIELDS.index(f) for f in ("hand", "hands", "pile"))
-_KEPT = tuple(i for i, f in enumerate(TABLE_FIELDS) if f not in ("hands", "pile"))
+_HAND, _HANDS, _PILE, _STOCK, _OVER = (
+    TABLE_FIELDS.index(f) for f in ("hand", "hands", "pile", "stock", "over")
+)
 
 
 class _Table:
-    """One table's values (:data:`TABLE_FIELDS`) as a frame holds them, but for its hands as two
-    card masks and its pile as its cards, bottom to top: compared and told apart at the cost of
-    a few integers, and named by code only where a frame shows them. What is fixed at a deal
-    (the hand's number, seats, dealer, upcard and knock limit) is made once per hand: the very
-    objects of the frame before, which frame_changes tells at once."""
+    """What a table's deal fixed, as a frame holds it (:data:`TABLE_FIELDS` up to ``hands``):
+    made once per hand, so that the frames of a hand share the very objects, which frame_changes
+    need not compare."""
 
     def __init__(self, number: int) -> None:
         self.number = number
         self._hand = -1
-        self._dealt: tuple[int, list[int], int, str | None, int] = (0, [], 0, None, 0)
+        self._dealt: tuple[Any, ...] = ()
 
-    def values(self, seats: tuple[int, int], hand: Hand) -> tuple[Any, ...]:
-        if hand.number != self._hand:
-            self._hand = hand.number
-            upcard = hand.upcard
-            code = None if upcard is None else _CODES[upcard]
-            self._dealt = (hand.number + 1, list(seats), hand.dealer, code, hand.knock_limit)
-        number, seat_list, dealer, upcard_code, limit = self._dealt
-        return (
-            self.number,
-            number,
-            seat_list,
-            dealer,
-            (hand.held(0), hand.held(1)),
-            hand.pile,
-            hand.stock_size,
-            upcard_code,
-            limit,
-            hand.to_act is None,
-        )
+    def dealt(self, seats: tuple[int, int], hand: Hand) -> tuple[Any, ...]:
+        """The table's number, the hand's (1-based), its seats, dealer, upcard and knock limit."""
+        number = hand.number
+        if number != self._hand:
+            self._hand = number
+            upcard = None if hand.upcard is None else _CODES[hand.upcard]
+            self._dealt = (self.number, number + 1, list(seats), hand.dealer, upcard,
+                           hand.knock_limit)  # fmt: skip
+        return self._dealt
 
 
 class _Reused:
@@ -195,22 +185,18 @@ class _Reused:
         return self._form
 
 
-def _game_points(timeline: Timeline, match: Any) -> tuple[tuple[int, int], ...]:
-    """Each Hollywood game's running scores (R9.8); none but for Hollywood, which only two
-    players play and whose match alone keeps them."""
-    if not timeline.rules.hollywood:
-        return ()
-    points: tuple[tuple[int, int], ...] = match.board.game_points
-    return points
-
-
 def _frame_values(timeline: Timeline) -> Iterator[tuple[Any, ...]]:
-    """Each record's frame: the values of :data:`FIELDS`, in that order, with each table as
-    :class:`_Table` gives it. A table shows its hand until the next deal there, so a finished
+    """Each record's frame: the values of :data:`FIELDS`, in that order, and each table's of
+    :data:`TABLE_FIELDS`. A table shows its hand until the next deal there, so a finished
     hand stays on view with its showdown."""
     tables: tuple[tuple[Any, ...], ...] = ()
+    shown: list[tuple[Any, ...]] = []  # the same, as the next record changes it
     makers: list[_Table] = []
     scores, games = _Reused(list), _Reused(lambda points: [list(g) for g in points])
+    # Each Hollywood game's running scores (R9.8): only two players play Hollywood, and their
+    # match alone keeps them.
+    hollywood = timeline.rules.hollywood
+    no_games: list[list[int]] = []
     teams = timeline.teams
     sitting_out: int | None = None
     for step in timeline.steps:
@@ -220,23 +206,36 @@ def _frame_values(timeline: Timeline) -> Iterator[tuple[Any, ...]]:
             number = step.table
             while len(makers) <= number:
                 makers.append(_Table(len(makers)))
-            table = makers[number].values(step.seats, played)
-            dealt = number >= len(tables) or tables[number][_HAND] != table[_HAND]
-            tables = (*tables[:number], table, *tables[number + 1 :])
-            if dealt:  # the seat that sits out this hand (R10.1), until the next deal
-                sitting_out = step.after.sitting_out
+            # The table's values, but for its hands as two card masks and its pile as its
+            # cards, bottom to top: compared and told apart at the cost of a few integers, and
+            # named by code only where a frame shows them.
+            table = makers[number].dealt(step.seats, played) + (
+                (played.held(0), played.held(1)),
+                played.pile,
+                played.stock_size,
+                played.to_act is None,
+            )
+            if number < len(shown):
+                shown[number] = table
+            else:
+                shown.append(table)
+            tables = tuple(shown)
+        match = step.after
         events: tuple[Event, ...] = ()
         if kind == "decision" and played is not None:
             events = played.events[step.events_from :]
-        match = step.after
+        elif kind == "deal":  # the seat that sits out this hand (R10.1), until the next deal
+            sitting_out = match.sitting_out
         text = _lines(timeline, step)
-        over = match.result is not None and kind == "match_result"
-        final = match.result.final if over and match.result is not None else match.scores
+        result = match.result
+        over = result is not None and kind == "match_result"
+        final = result.final if over and result is not None else match.scores
+        dealt = step.hand
         yield (
             step.line,
             kind,
-            step.hand or None,
-            (step.hand - 1) // 2 + 1 if teams and step.hand else None,
+            dealt or None,
+            (dealt - 1) // 2 + 1 if teams and dealt else None,
             text,
             step.seat if kind in ("decision", "fault") else None,
             _told_other(timeline, step, events),
@@ -245,7 +244,7 @@ def _frame_values(timeline: Timeline) -> Iterator[tuple[Any, ...]]:
             sitting_out,
             tables,
             scores(final),
-            games(_game_points(timeline, match)),
+            games(match.board.game_points) if hollywood else no_games,  # type: ignore[attr-defined]
             None if step.result is None else showdown_data(timeline, step.result),
             text if over else None,
             over,
@@ -311,23 +310,37 @@ def _signed(mask: int, sign: str) -> str:
     return out
 
 
-def _table_change(old: tuple[Any, ...], new: tuple[Any, ...]) -> dict[str, Any] | None:
-    """A table of the frame before as what changed: None (nothing), ``{"set": table}`` (a new
-    hand), or the fields that changed, with the hands and the pile as the cards that left and
-    came (``handsDiff``: one string per hand seat; ``pileDiff``)."""
-    if new is old:
-        return None
-    if new[_HAND] != old[_HAND]:
-        return {"set": _table_dict(new)}
-    change = {TABLE_FIELDS[i]: new[i] for i in _KEPT if new[i] is not old[i] and new[i] != old[i]}
-    hands, before = new[_HANDS], old[_HANDS]
-    if hands != before:
-        change["handsDiff"] = [
-            "" if a == b else _hand_changes(a, b) for a, b in zip(before, hands, strict=True)
-        ]
-    if new[_PILE] != old[_PILE]:
-        change["pileDiff"] = _pile_changes(old[_PILE], new[_PILE])
-    return change or None
+def _tables_change(
+    olds: tuple[tuple[Any, ...], ...], news: tuple[tuple[Any, ...], ...]
+) -> list[dict[str, Any] | None] | None:
+    """The tables of the frame before, as many as now, as what changed: for each table None
+    (nothing), ``{"set": table}`` (a new hand), or the fields that changed, with the hands and
+    the pile as the cards that left and came (``handsDiff``: one string per hand seat;
+    ``pileDiff``). None if no table changed."""
+    diff: list[dict[str, Any] | None] = []
+    for old, new in zip(olds, news, strict=True):
+        if new is old:
+            diff.append(None)
+        elif new[_HAND] != old[_HAND]:
+            diff.append({"set": _table_dict(new)})
+        else:
+            # The same hand: what its deal fixed is the very objects of before (_Table), so
+            # only its cards, its stock and whether it is over can differ.
+            change: dict[str, Any] = {}
+            (a0, a1), (b0, b1) = old[_HANDS], new[_HANDS]
+            if a0 != b0 or a1 != b1:
+                change["handsDiff"] = [
+                    "" if a0 == b0 else _hand_changes(a0, b0),
+                    "" if a1 == b1 else _hand_changes(a1, b1),
+                ]
+            if new[_PILE] != old[_PILE]:
+                change["pileDiff"] = _pile_changes(old[_PILE], new[_PILE])
+            if new[_STOCK] != old[_STOCK]:
+                change["stock"] = new[_STOCK]
+            if new[_OVER] != old[_OVER]:
+                change["over"] = new[_OVER]
+            diff.append(change or None)
+    return diff if diff.count(None) < len(diff) else None
 
 
 def frame_changes(timeline: Timeline) -> list[dict[str, Any]]:
@@ -336,7 +349,7 @@ def frame_changes(timeline: Timeline) -> list[dict[str, Any]]:
 
     The first frame is whole. After it a field is present only if its value changed; ``line`` is
     left out when it is the previous line plus one; the tables, when only their cards moved, as
-    ``tablesDiff``: for each table what :func:`_table_change` gives, which for a record is a
+    ``tablesDiff``: for each table what :func:`_tables_change` gives, which for a record is a
     card or two, where the whole hands and pile would be some thirty cards.
     """
     changes: list[dict[str, Any]] = []
@@ -347,19 +360,20 @@ def frame_changes(timeline: Timeline) -> list[dict[str, Any]]:
             before = values
             continue
         # What did not change is mostly the very object of the frame before: "is" settles it
-        # without a comparison.
+        # without a comparison. The tables, the same object while no table changed, are told
+        # apart table by table below.
         fields = zip(FIELDS, values, before, strict=True)
-        change = {k: v for k, v, old in fields if v is not old and v != old}
+        change = {k: v for k, v, old in fields if v is not old and k != "tables" and v != old}
         if change.get("line") == before[_LINE] + 1:
             del change["line"]
-        if "tables" in change:
-            tables, olds = change.pop("tables"), before[_TABLES]
-            if len(tables) == len(olds):
-                change["tablesDiff"] = [
-                    _table_change(o, t) for o, t in zip(olds, tables, strict=True)
-                ]
-            else:
+        tables, olds = values[_TABLES], before[_TABLES]
+        if tables is not olds:
+            if len(tables) != len(olds):
                 change["tables"] = [_table_dict(t) for t in tables]
+            else:
+                diff = _tables_change(olds, tables)
+                if diff is not None:
+                    change["tablesDiff"] = diff
         changes.append(change)
         before = values
     return changes
