@@ -11,12 +11,12 @@ event), rebuilds the frames, draws the table with CSS cards and steps through th
 (buttons, a slider, the arrow keys, a list of every event). The page loads nothing from
 anywhere: no fonts, scripts or images.
 
-Two players' frames hold their one table's fields; with three players (R10.1) or partnerships
-(R10.2) a frame holds each table in play (``tables``: one with three players, beside it the seat
-that dealt and sits out; two with partnerships, each with its hand number and the match seats
-at its hand seats 0 and 1), and the page draws a score board of the players or the teams above
-them. A table shows its hand until the next deal there, so a finished hand stays on view with
-its showdown.
+A frame holds each table in play (``tables``), whatever the number of players: a two-player
+match is the case of one table; with three players (R10.1) one table, beside it the seat that
+dealt and sits out; with partnerships (R10.2) two, each with its hand number and the match seats
+at its hand seats 0 and 1. The page draws a score board of the players (or the teams), then a
+felt per table, with one drawer and one set of element ids for any number of players. A table
+shows its hand until the next deal there, so a finished hand stays on view with its showdown.
 
 Writing a page formats each record's text once, and what the other player at the table was told
 of a record only for a record that moved a card it did not see; neither needs a seat's whole
@@ -24,7 +24,8 @@ observation.
 
 The page reads its position from the URL: ``page.html#line=57`` opens at the record of log line
 57, ``&show=0`` shows only seat 0's cards (``show=0,2``, ``show=none``, ``show=all``). Each drawn
-card is an element with ``data-card="TD"``; a hidden card is a ``.back`` without one.
+card is an element with ``data-card="TD"``; a hidden card is a ``.back`` without one. Seat N's
+cards are in ``#handN``, table T's discard pile in ``#pileT``, side N's score in ``#sideN``.
 """
 
 from __future__ import annotations
@@ -209,7 +210,8 @@ def _frame_values(timeline: Timeline) -> Iterator[tuple[Any, ...]]:
             # The table's values, but for its hands as two card masks and its pile as its
             # cards, bottom to top: compared and told apart at the cost of a few integers, and
             # named by code only where a frame shows them.
-            table = makers[number].dealt(step.seats, played) + (
+            table = (
+                *makers[number].dealt(step.seats, played),
                 (played.held(0), played.held(1)),
                 played.pile,
                 played.stock_size,
@@ -318,20 +320,22 @@ def _tables_change(
     the pile as the cards that left and came (``handsDiff``: one string per hand seat;
     ``pileDiff``). None if no table changed."""
     diff: list[dict[str, Any] | None] = []
+    changed = False
     for old, new in zip(olds, news, strict=True):
+        change: dict[str, Any] | None = None
         if new is old:
-            diff.append(None)
+            pass
         elif new[_HAND] != old[_HAND]:
-            diff.append({"set": _table_dict(new)})
+            change = {"set": _table_dict(new)}
         else:
             # The same hand: what its deal fixed is the very objects of before (_Table), so
             # only its cards, its stock and whether it is over can differ.
-            change: dict[str, Any] = {}
-            (a0, a1), (b0, b1) = old[_HANDS], new[_HANDS]
-            if a0 != b0 or a1 != b1:
+            change = {}
+            before, after = old[_HANDS], new[_HANDS]
+            if before != after:
                 change["handsDiff"] = [
-                    "" if a0 == b0 else _hand_changes(a0, b0),
-                    "" if a1 == b1 else _hand_changes(a1, b1),
+                    "" if a == b else _hand_changes(a, b)
+                    for a, b in zip(before, after, strict=True)
                 ]
             if new[_PILE] != old[_PILE]:
                 change["pileDiff"] = _pile_changes(old[_PILE], new[_PILE])
@@ -339,8 +343,12 @@ def _tables_change(
                 change["stock"] = new[_STOCK]
             if new[_OVER] != old[_OVER]:
                 change["over"] = new[_OVER]
-            diff.append(change or None)
-    return diff if diff.count(None) < len(diff) else None
+        if change:
+            changed = True
+            diff.append(change)
+        else:
+            diff.append(None)
+    return diff if changed else None
 
 
 def frame_changes(timeline: Timeline) -> list[dict[str, Any]]:
@@ -408,8 +416,10 @@ def render_html(timeline: Timeline, *, hand: int | None = None) -> str:
     ``hand`` opens the page at that hand's deal (the URL's ``#line=`` still wins).
     """
     header = timeline.header
-    with collector_paused():  # the frames hold no cycles either
-        changes = frame_changes(timeline)
+    # The frames hold no cycles either. They are packed, and freed, before the collector runs
+    # again: else its next collection would walk every object they are made of.
+    with collector_paused():
+        frames = _packed(frame_changes(timeline))
     head = format_header(timeline, PLAIN)
     # The page opens at the first deal (or hand ``hand``'s): the table, not the header.
     first = hand if hand is not None else min(timeline.hands(), default=None)
@@ -437,7 +447,7 @@ def render_html(timeline: Timeline, *, hand: int | None = None) -> str:
         else f"line {cut} is cut short (the referee stopped while writing it): shown up to "
         f"line {cut - 1}",
         "start": start,
-        "frames": _packed(changes),
+        "frames": frames,
     }
     payload = json.dumps(data, ensure_ascii=False, separators=(",", ":"))
     # Inside <script>, "</" would end the element: JSON allows "<\/" for it.
