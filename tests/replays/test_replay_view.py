@@ -298,12 +298,16 @@ def names(records: list[dict[str, Any]]) -> dict[int, str]:
     return {bot["seat"]: f"seat {bot['seat']} ({bot['label']})" for bot in records[0]["bots"]}
 
 
-def test_three_players_show_who_sits_out_the_hands_and_three_scores(three: Path) -> None:
-    code, out = replay(str(three))
+def viewed(log: Path) -> tuple[list[dict[str, Any]], dict[int, list[str]], dict[int, str]]:
+    """The log's records, the view's lines of each record and each seat's name."""
+    code, out = replay(str(log))
     assert code == 0, out
-    records = records_of(three)
-    shown = blocks(out)
-    who = names(records)
+    records = records_of(log)
+    return records, blocks(out), names(records)
+
+
+def test_three_players_show_who_sits_out_the_hands_and_three_scores(three: Path) -> None:
+    records, shown, who = viewed(three)
     for bot in records[0]["bots"]:
         assert any(x.startswith(f"seat {bot['seat']}: {bot['label']} (") for x in shown[1])
     deals = [(n, r) for n, r in enumerate(records, start=1) if r["type"] == "deal"]
@@ -336,11 +340,7 @@ def test_three_players_show_who_sits_out_the_hands_and_three_scores(three: Path)
 
 
 def test_partnerships_show_tables_teams_and_the_rounds_scoring(four: Path) -> None:
-    code, out = replay(str(four))
-    assert code == 0, out
-    records = records_of(four)
-    shown = blocks(out)
-    who = names(records)
+    records, shown, who = viewed(four)
     for seat in range(4):
         assert any(x.startswith(f"seat {seat}: ") and x.endswith(f"team {seat % 2}") for x in
                    shown[1])  # fmt: skip
