@@ -178,6 +178,9 @@ def test_the_showdown_shows_melds_layoffs_and_deadwood(
     result = step.result
     assert result is not None and result.knocker_arrangement is not None
     dom = dump_dom(page, f"line={step.line}", tmp_path, screenshot="replay-showdown.png")
+    # The hand is over: nobody is to act at its table, though the match has a seat to act.
+    assert step.after.to_act is not None
+    assert all("to-act" not in str(dom.attrs[f"seat{s}"]["class"]) for s in (0, 1))
     knocker = [card_str(c) for m in result.knocker_arrangement.melds for c in m.cards]
     laid = [card_str(c) for c, _ in result.defender.layoffs] if result.defender else []
     deadwood = sorted(result.knocker_arrangement.deadwood, key=sort_key)
