@@ -501,18 +501,3 @@ def iter_from_hand(timeline: Timeline, hand: int) -> Iterator[Step]:
             started = True
         if started:
             yield step
-
-
-# --- names of the former walk of three and four players, until their last users go --------------
-
-
-class _ManyPlayers(type):
-    def __instancecheck__(cls, instance: object) -> bool:
-        return isinstance(instance, Timeline) and instance.players > 2
-
-
-class GroupTimeline(metaclass=_ManyPlayers):
-    """Any :class:`Timeline` of three or four players, for ``isinstance`` (never made)."""
-
-
-load_any_replay = load_replay

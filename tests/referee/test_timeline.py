@@ -14,7 +14,6 @@ import pytest
 
 from referee.replay_log import read_text_log
 from referee.timeline import (
-    GroupTimeline,
     LogFold,
     Step,
     build_timeline,
@@ -149,11 +148,3 @@ def test_a_forfeit_names_the_seats_that_can_forfeit(
     forfeit: Any, players: int, seats: tuple[int, ...]
 ) -> None:
     assert forfeit_seats(forfeit, players) == seats
-
-
-@pytest.mark.parametrize("players", [2, 3, 4])
-def test_group_timeline_is_any_timeline_of_more_than_two_players(
-    players: int, logs: dict[int, Path]
-) -> None:
-    assert isinstance(load_replay(logs[players]), GroupTimeline) == (players > 2)
-    assert not isinstance(object(), GroupTimeline)

@@ -19,7 +19,7 @@ import pytest
 
 from referee.engine.cards import card_str, cards_of, parse_card
 from referee.engine.observation import Observation, observe_seat
-from referee.timeline import Timeline, load_any_replay, load_replay
+from referee.timeline import Timeline, load_replay
 from replays.html import frame_changes, render_html, replay_frames
 from replays.words import Style, card_text
 from tests.support.group_logs import group_match_log, group_rules
@@ -61,7 +61,7 @@ def any_log(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFac
 
 @pytest.fixture(scope="module")
 def any_timeline(any_log: Path) -> Timeline:
-    return load_any_replay(any_log)
+    return load_replay(any_log)
 
 
 def as_json(value: Any) -> Any:
