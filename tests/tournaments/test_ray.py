@@ -137,7 +137,9 @@ def tournament(
     text = f'name = "ray"\nseed = 11\nmatches = {matches}\n'
     text += f'processes = "{"keep" if keep else "fresh"}"\n'
     text += f"[time]\nmove_time = {move_time}\n"
-    text += "[faults]\nexit_grace = 0.5\nkill_grace = 0.5\n"
+    # A bot exits in milliseconds once told the series is over; the grace is far above that so
+    # that a busy machine does not turn "exited with code 0" into "killed" in one run only.
+    text += "[faults]\nexit_grace = 30\nkill_grace = 0.5\n"
     text += f'[sandbox]\nmode = "{sandbox}"\n'
     for name, mode in (("play", "play"), ("second", second)):
         text += f'\n[[bots]]\nname = "{name}"\ncommand = "{{python}} {TESTBOT} {mode}"\n'
