@@ -102,10 +102,8 @@ OUT: Option[str | None] = Option(
             "out, else runs/<name>. The same directory resumes the tournament."
         ),
         "sprt": Variant(
-            default="runs/sprt",
-            show_default=True,
             help="The test's directory (journal, logs, report). The same directory resumes the "
-            "test.",
+            "test. Default: runs/sprt/NEW-vs-OLD-HASH, from the two command lines.",
         ),
         "tokens": Variant(help="The tournament directory."),
         "deals make": Variant(
@@ -413,6 +411,13 @@ NEW_NAME: Option[str] = Option(
 )
 OLD_NAME: Option[str] = Option(
     ("--old-name",), default="old", show_default=True, help="The old bot's name."
+)
+
+FRESH: Option[bool] = Option(
+    ("--fresh",),
+    is_flag=True,
+    default=False,
+    help="Remove the test in the --out directory and start it over (after the bots changed).",
 )
 
 # ginref serve: the [serve] table's keys.

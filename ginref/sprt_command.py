@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 import shlex
+import sys
 
 import click
 
@@ -22,6 +23,7 @@ from ginref.option_table import (
     DUPLICATE,
     ELO0,
     ELO1,
+    FRESH,
     MAX_MATCHES,
     MODEL,
     NEW_NAME,
@@ -41,9 +43,18 @@ from referee.engine.rules import Rules
 from referee.errors import ConfigError, GinRefError, RulesError
 from tournaments.file.bots import BotEntry
 from tournaments.file.config import TournamentConfig
+from tournaments.sprt_run import check_fingerprints, default_out, load_sprt, start_afresh
 
 _NAME = re.compile(r"^[A-Za-z0-9_-]{1,40}$")
 Overrides = tuple[tuple[str, object], ...]
+
+# The test's verdict as the exit status, so that a script need not read sprt.json: 0 when the
+# new bot is stronger, as a check that passes. 1 (an error), 2 (a usage error), 3 (a bot never
+# connected) and 130 (stopped) mean what they mean for ginref tournament.
+EXIT_H1 = 0
+EXIT_H0 = 10
+EXIT_INCONCLUSIVE = 11
+EXIT_BY_DECISION = {"H1": EXIT_H1, "H0": EXIT_H0}
 
 
 def bot_entry(name: str, command: str) -> BotEntry:
@@ -97,6 +108,7 @@ def paired_rules(profile: str, overrides: dict[str, str], duplicate: bool) -> Ov
     *REFEREE,
     CHECK_BOTS,
     OUT,
+    FRESH,
     *SHOWING,
 )
 def sprt_command(bot_new: str, bot_old: str, given: Given) -> None:
@@ -107,8 +119,18 @@ def sprt_command(bot_new: str, bot_old: str, given: Given) -> None:
 
     BOT_NEW and BOT_OLD are command lines, as for ginref match. Every match is journaled in
     the --out directory: Ctrl-C stops cleanly and the same command resumes. The report is
-    also written to DIR/sprt.json. Exit status: 0 when the test is over (H0, H1, or
-    inconclusive at the maximum), 1 when nothing could start, 130 when stopped.
+    also written to DIR/sprt.json. A rerun whose bots changed (their command or files) is
+    refused: --fresh starts the test over.
+
+    \b
+    Exit status:
+      0    H1 accepted: BOT_NEW is stronger
+      10   H0 accepted: BOT_NEW is not stronger
+      11   inconclusive: --max-matches played, no bound crossed
+      1    an error (nothing could start, the bots changed, ...)
+      2    a usage error
+      3    a bot never connected
+      130  stopped (Ctrl-C)
     """
     try:
         new_name, old_name = given[NEW_NAME], given[OLD_NAME]
@@ -125,8 +147,23 @@ def sprt_command(bot_new: str, bot_old: str, given: Given) -> None:
             format="sprt",
             source="<ginref sprt>",
         ).with_keys(values)
+        if "out" not in values:
+            config = config.with_keys({"out": str(default_out(*config.bots))})
         bots = [b.spec() for b in config.local_bots]
         confinement = confine(config.sandbox, config.protected, bots)
     except GinRefError as exc:
         raise click.ClickException(str(exc)) from None
-    play_and_report(config, confinement, given)
+    try:
+        if given[FRESH]:
+            start_afresh(config.out_dir)
+        check_fingerprints(config.out_dir, config)
+    except GinRefError as exc:
+        confinement.close()
+        raise click.ClickException(str(exc)) from None
+    play_and_report(config, confinement, given)  # exits itself unless the run is complete
+    try:
+        test = load_sprt(config.out_dir)
+    except GinRefError as exc:
+        raise click.ClickException(str(exc)) from None
+    decision = "inconclusive" if test is None else test.decision
+    sys.exit(EXIT_BY_DECISION.get(decision, EXIT_INCONCLUSIVE))

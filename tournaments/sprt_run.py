@@ -11,13 +11,18 @@ in another order, reaches the same decision on the same unit.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import math
-from collections.abc import Iterable, Sequence
+import re
+import shutil
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from referee.errors import ConfigError
+from tournaments.file.bots import BotEntry
 from tournaments.file.config import TournamentConfig
 from tournaments.journal.records import MatchRecord
 from tournaments.journal.store import Journal, open_journal
@@ -25,6 +30,13 @@ from tournaments.results.sprt import EloEstimate, SequentialTest, SprtSettings
 from tournaments.schedule import MatchSpec
 
 SPRT_JSON = "sprt.json"
+FINGERPRINTS_JSON = "sprt-bots.json"
+# What a fingerprint reads of a bot's files at most: past either bound the rest is known by
+# path and size only, so that a bot beside a large data set is still quick to start.
+MAX_FILES = 2000
+MAX_BYTES = 64 << 20
+# Written by the bots' runs, never their code: hashing them would make every rerun a new bot.
+SKIPPED_DIRS = frozenset({"__pycache__", ".git", ".hg", ".svn", ".mypy_cache", ".pytest_cache"})
 # With kept processes, a series is cut into jobs of this many matches (pairs kept whole), so
 # that the lanes play the schedule nearly in order.
 CHUNK = 10
@@ -243,3 +255,129 @@ def fraction(r: SprtReport) -> float:
     """How far the LLR has gone to the bound it leans to, in percent (fastchess)."""
     bound = r.settings.upper if r.llr >= 0 else r.settings.lower
     return 100.0 * r.llr / bound
+
+
+# --- the test's directory and what it tests -------------------------------------------------
+
+
+def _stem(bot: BotEntry) -> str:
+    """A readable word for a bot: the module (``-m``) or the first file its command names, else
+    its program, without directories or extension."""
+    argv = bot.command
+    word = argv[0]
+    if "-m" in argv[:-1]:
+        word = argv[argv.index("-m") + 1].rsplit(".", 1)[-1]
+    else:
+        word = next((a for a in argv[1:] if _on_disk(bot, a) is not None), word)
+    return re.sub(r"[^A-Za-z0-9_-]+", "_", Path(word).stem).strip("_")[:30] or "bot"
+
+
+def default_out(new: BotEntry, old: BotEntry) -> Path:
+    """``runs/sprt/<new>-vs-<old>-<hash>``: the directory of a test of this pair by default. The
+    words say which bots; the hash of the two command lines keeps apart two pairs that differ
+    only in their arguments (``--depth 3`` against ``--depth 4``), and the same pair always
+    finds its own test again."""
+    both = json.dumps([list(new.command), list(old.command)]).encode()
+    tag = hashlib.sha256(both).hexdigest()[:8]
+    return Path("runs") / "sprt" / f"{_stem(new)}-vs-{_stem(old)}-{tag}"
+
+
+def _on_disk(bot: BotEntry, arg: str) -> Path | None:
+    """The file or directory a command-line argument names, if it exists."""
+    if arg.startswith("-") or not arg:
+        return None
+    path = Path(bot.cwd or ".") / arg
+    try:
+        return path if path.exists() else None
+    except OSError:  # a name too long, say: not a file
+        return None
+
+
+def _module(bot: BotEntry) -> Path | None:
+    """The file or package of ``python -m a.b``, relative to the bot's working directory."""
+    argv = bot.command
+    if "-m" not in argv[:-1]:
+        return None
+    base = Path(bot.cwd or ".") / argv[argv.index("-m") + 1].replace(".", "/")
+    return next((p for p in (base.with_suffix(".py"), base) if p.exists()), None)
+
+
+def _files(root: Path) -> Iterator[Path]:
+    """The files under ``root`` (itself if it is one), in a fixed order."""
+    if root.is_file():
+        yield root
+        return
+    for path in sorted(root.iterdir()):
+        if path.is_dir() and not path.is_symlink():
+            if path.name not in SKIPPED_DIRS:
+                yield from _files(path)
+        elif path.is_file():
+            yield path
+
+
+def fingerprint(bot: BotEntry) -> str:
+    """A hash of what the test runs as ``bot``: its command line and its files (those under its
+    ``dir``, else those its command line names, ``python -m``'s module included), read up to
+    :data:`MAX_FILES` files and :data:`MAX_BYTES` bytes."""
+    digest = hashlib.sha256(json.dumps(list(bot.command)).encode())
+    if bot.dirs:
+        roots = [Path(d) for d in bot.dirs]
+    else:
+        named = [_on_disk(bot, a) for a in bot.command]
+        roots = [p for p in (*named, _module(bot)) if p is not None]
+    files = budget = 0
+    for root in roots:
+        for path in _files(root):
+            size = path.stat().st_size
+            digest.update(f"\0{path}\0{size}\0".encode())
+            files, budget = files + 1, budget + size
+            if files <= MAX_FILES and budget <= MAX_BYTES:
+                digest.update(path.read_bytes())
+    return digest.hexdigest()
+
+
+def fingerprints(config: TournamentConfig) -> dict[str, str]:
+    """Each bot's :func:`fingerprint`, by name."""
+    return {bot.name: fingerprint(bot) for bot in config.bots}
+
+
+def _stored_test(directory: Path) -> dict[str, Any] | None:
+    """The identity of the test journaled in ``directory``, or None if none was started."""
+    if not directory.is_dir():
+        return None
+    journal = open_journal(directory, create=False)
+    try:
+        return journal.meta("identity") if journal.initialised else None
+    finally:
+        journal.close()
+
+
+def start_afresh(directory: Path) -> None:
+    """Remove the test in ``directory`` so that it starts over (``--fresh``); a directory that
+    holds something other than a test is left alone and named."""
+    if not directory.exists():
+        return
+    identity = _stored_test(directory)
+    if identity is None or identity.get("format") != "sprt":
+        raise ConfigError(f"{directory} holds no sequential test: not removed")
+    shutil.rmtree(directory)
+
+
+def check_fingerprints(directory: Path, config: TournamentConfig) -> None:
+    """Keep the test's bots' fingerprints in ``directory``; raise :class:`ConfigError` if the
+    test journaled there was played by bots that have changed since: its matches are another
+    bot's, and counting on would mix them with this one's."""
+    path = directory / FINGERPRINTS_JSON
+    now = fingerprints(config)
+    if _stored_test(directory) is not None and path.exists():
+        before = json.loads(path.read_text(encoding="utf-8"))
+        changed = [name for name, value in now.items() if before.get(name) != value]
+        if changed:
+            raise ConfigError(
+                f"{' and '.join(changed)} changed since the test in {directory} was started "
+                "(command or files): use --fresh to start it over, or another --out"
+            )
+        return
+    # A new test, or one journaled before fingerprints were kept: these bots are its own.
+    directory.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(now, indent=2) + "\n", encoding="utf-8")

@@ -16,7 +16,7 @@ import pytest
 from click.testing import CliRunner
 
 from ginref.cli import main
-from ginref.sprt_command import paired_rules
+from ginref.sprt_command import bot_entry, paired_rules
 from tests.support.scripted import Scripted
 from tournaments.file.config import TournamentConfig, parse_text
 from tournaments.file.toml_lines import TournamentFileError
@@ -30,7 +30,7 @@ from tournaments.results.sprt import (
 )
 from tournaments.runner import TournamentRunner
 from tournaments.schedule import MatchSpec, build_schedule, deal_key, make_jobs
-from tournaments.sprt_run import format_report, journal_report, report
+from tournaments.sprt_run import default_out, fingerprint, format_report, journal_report, report
 
 
 def tri(wins: int, losses: int, draws: int) -> list[int]:
@@ -394,3 +394,42 @@ def test_ginref_sprt_says_what_is_wrong_in_one_line(
     assert result.exit_code == 1
     assert result.output.startswith(message) and result.output.count("\n") == 1
     assert not out.exists()  # nothing started
+
+
+def test_each_pair_of_command_lines_has_its_own_default_directory() -> None:
+    def out(new: str, old: str) -> Path:
+        return default_out(bot_entry("new", new), bot_entry("old", old))
+
+    first = out("python -m bots.greedy_bot --depth 3", "./build/old_bot")
+    assert first == out("python -m bots.greedy_bot --depth 3", "./build/old_bot")
+    assert first.parent == Path("runs/sprt") and first.name.startswith("greedy_bot-vs-old_bot-")
+    assert out("python -m bots.greedy_bot --depth 4", "./build/old_bot") != first
+
+
+def test_a_fingerprint_changes_with_the_files_a_bot_runs_and_only_with_them(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    code = tmp_path / "pkg" / "bot.py"
+    code.parent.mkdir()
+    code.write_text("print('v1')\n")
+    monkeypatch.chdir(tmp_path)
+    named = bot_entry("b", f"python {code}")
+    module = bot_entry("b", "python -m pkg.bot")
+    in_dir = replace(bot_entry("b", "python bot.py"), dirs=(str(code.parent),))
+    bots = (named, module, in_dir)
+    before = [fingerprint(b) for b in bots]
+    (code.parent / "__pycache__").mkdir()  # what a run leaves behind is not the bot
+    (code.parent / "__pycache__" / "bot.pyc").write_bytes(b"\0")
+    assert [fingerprint(b) for b in bots] == before
+    code.write_text("print('v2')\n")
+    after = [fingerprint(b) for b in bots]
+    assert all(a != b for a, b in zip(after, before, strict=True))
+    assert fingerprint(bot_entry("b", f"python {code} --fast")) != after[0]  # the command too
+    # Past the bound, a file is known by its name and size only: a new file still shows, an
+    # edit that keeps the size does not (the price of a quick start beside a large data set).
+    monkeypatch.setattr("tournaments.sprt_run.MAX_FILES", 0)
+    bounded = fingerprint(in_dir)
+    code.write_text("print('v3')\n")
+    assert fingerprint(in_dir) == bounded
+    (code.parent / "weights.bin").write_bytes(b"\1" * 10)
+    assert fingerprint(in_dir) != bounded

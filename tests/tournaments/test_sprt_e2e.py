@@ -1,6 +1,7 @@
 """``ginref sprt`` and ``format = "sprt"`` end to end with real bot processes: a test that
 accepts H1 on a deal set's deals, stops, verifies and resumes without playing; one from a
-tournament file that accepts H0 counting single matches."""
+tournament file that accepts H0 counting single matches; the exit status of each verdict; a
+default directory per pair of bots; a rerun refused when a bot's file changed."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ import pytest
 from click.testing import CliRunner
 
 from ginref.cli import main
+from ginref.sprt_command import EXIT_H0, EXIT_H1, EXIT_INCONCLUSIVE
 from tests.support.referee_helpers import TESTBOT
 from tournaments.file.deals import load_deals
 from tournaments.journal.store import open_journal
@@ -43,7 +45,7 @@ def test_a_test_accepts_h1_on_a_deal_set_stops_and_resumes_without_playing(
     args = ["sprt", GREEDY, FIRST, "--elo0", "0", "--elo1", "100", "--max-matches", "60"]
     args += ["--deals", str(deals), "-j", "2", "--out", str(out), "--no-progress"]
     code, output = run(*args)
-    assert code == 0, output
+    assert code == EXIT_H1 == 0, output
     assert "H1 accepted: new is stronger than old" in output
     report = json.loads((out / "sprt.json").read_text())
     assert report["decision"] == "H1" and report["statistics"] == "pentanomial"
@@ -77,3 +79,54 @@ def test_a_file_test_counting_matches_accepts_h0(tmp_path: Path) -> None:
     assert "matches, trinomial" in output
     assert "H0 accepted: worse is not stronger than better" in output
     assert "LLR -" in output and "Test over:" in output
+
+
+# Two matches, one deal each: too few to cross a bound, so the test ends inconclusive at once.
+SHORT = ["--elo0", "0", "--elo1", "100", "--max-matches", "2", "--no-duplicate", "-j", "2"]
+
+
+def test_the_exit_status_tells_h0_from_an_inconclusive_test(tmp_path: Path) -> None:
+    code, output = run("sprt", FIRST, GREEDY, *SHORT, "--out", str(tmp_path / "a"), "-q")
+    assert code == EXIT_INCONCLUSIVE, output
+    assert "inconclusive: no bound was crossed in 2 matches" in output
+    args = ["--elo0", "0", "--elo1", "150", "--max-matches", "60", "--seed", "3", "-j", "2"]
+    code, output = run("sprt", FIRST, GREEDY, *args, "--out", str(tmp_path / "b"), "-q")
+    assert code == EXIT_H0, output
+    assert "H0 accepted" in output
+
+
+def test_each_pair_has_its_own_default_directory_and_resumes_there(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    other = f"python {TESTBOT} play"
+    assert run("sprt", GREEDY, FIRST, *SHORT, "--no-progress")[0] == EXIT_INCONCLUSIVE
+    code, output = run("sprt", GREEDY, other, *SHORT, "--no-progress")
+    assert code in (EXIT_H1, EXIT_H0, EXIT_INCONCLUSIVE), output  # not an error
+    tests = sorted(p.name for p in (tmp_path / "runs" / "sprt").iterdir())
+    assert len(tests) == 2 and all(t.startswith("greedy_bot-vs-testbot-") for t in tests)
+    code, again = run("sprt", GREEDY, FIRST, *SHORT, "--no-progress")
+    assert code == EXIT_INCONCLUSIVE and "this run played 0" in again
+
+
+def test_a_bot_whose_file_changed_is_refused_until_the_test_starts_afresh(
+    tmp_path: Path,
+) -> None:
+    (tmp_path / "bot").mkdir()  # its own directory: the sandbox lets it see no other
+    bot = tmp_path / "bot" / "bot.py"
+    bot.write_text(TESTBOT.read_text())
+    out = tmp_path / "out"
+    args = ["sprt", GREEDY, f"python {bot} first", *SHORT, "--out", str(out), "--no-progress"]
+    assert run(*args)[0] == EXIT_INCONCLUSIVE
+    played = journaled(out)
+    bot.write_text(TESTBOT.read_text() + "# a new idea\n")
+    code, output = run(*args)
+    assert code == 1
+    assert (
+        output == f"Error: old changed since the test in {out} was started (command or files): "
+        "use --fresh to start it over, or another --out\n"
+    )
+    assert journaled(out) == played  # nothing was mixed in
+    code, output = run(*args, "--fresh")
+    assert code == EXIT_INCONCLUSIVE and "this run played 2" in output
+    assert run(*args)[0] == EXIT_INCONCLUSIVE  # the new bot's test resumes as ever
