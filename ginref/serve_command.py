@@ -8,7 +8,8 @@ HostedExecutor`): the same file, journal, resume and standings, and exit statuse
 from __future__ import annotations
 
 import contextlib
-from collections.abc import AsyncIterator
+import textwrap
+from collections.abc import AsyncIterator, Collection
 
 import click
 
@@ -34,6 +35,7 @@ from referee.errors import ConfigError, GinRefError
 from tournaments.executors.hosted import HostedExecutor
 from tournaments.executors.local import Executor
 from tournaments.file.config import load_file
+from tournaments.results.standings import BotStanding, Standings
 from tournaments.runner import TournamentRunner
 from tournaments.tokens import TokenCheck, TokenStore
 
@@ -111,7 +113,50 @@ def serve_command(file: str, given: Given) -> None:
         finally:
             view.stop()
 
-    play_and_report(config, confinement, given, make_executor, beside)
+    def absence(standings: Standings, width: int | None) -> str | None:
+        revoked = TokenCheck(config.out_dir, remote).missing()
+        return format_absent(standings, remote, set(revoked), width)
+
+    play_and_report(config, confinement, given, make_executor, beside, absence)
+
+
+def _matches(n: int) -> str:
+    return "1 match" if n == 1 else f"{n} matches"
+
+
+def _became(s: BotStanding, remote: Collection[str], revoked: Collection[str]) -> str:
+    """What became of a bot that forfeited matches by its absence, in words."""
+    played = max(0, s.matches - s.faults["not_connected"])
+    if s.name in revoked:
+        when = f"after {_matches(played)}" if played else "before it played"
+        return f"{s.name}'s token was revoked {when}"
+    if s.name not in remote:
+        return f"{s.name} never connected"  # a local bot that could not be started
+    return f"{s.name} left after {_matches(played)}" if played else f"{s.name} never came"
+
+
+def format_absent(
+    standings: Standings,
+    remote: Collection[str],
+    revoked: Collection[str],
+    width: int | None = None,
+) -> str | None:
+    """The warning of a hosted tournament whose bots forfeited matches by being absent: each
+    bot, whether it left (after how many matches), was revoked or never came; None if none."""
+    absent = [s for s in standings.bots if s.faults.get("not_connected")]
+    if not absent:
+        return None
+    total = sum(s.faults["not_connected"] for s in absent)
+    who = ", ".join(
+        f"{_became(s, remote, revoked)} ({s.faults['not_connected']} forfeited)" for s in absent
+    )
+    text = (
+        f"Warning: {_matches(total)} forfeited because bots were absent: {who}. Their "
+        "output files (beside each match's log) say why."
+    )
+    if width is None:
+        return text
+    return "\n".join(textwrap.wrap(text, width, subsequent_indent="  ", break_on_hyphens=False))
 
 
 @click.group("tokens")

@@ -57,6 +57,7 @@ from tournaments.outputs.console import (
 )
 from tournaments.outputs.report import write_report
 from tournaments.results.standings import (
+    Standings,
     journal_standings,
     load_standings,
     standings_csv,
@@ -156,9 +157,11 @@ def play_and_report(
     given: Given,
     make_executor: MakeExecutor | None = None,
     beside: Beside | None = None,
+    warn: Callable[[Standings, int | None], str | None] = format_not_connected,
 ) -> None:
     """Run (or resume) the tournament, print and write its standings, exit as documented;
-    ``given`` says how to show the run (``--progress``, ``-q``)."""
+    ``given`` says how to show the run (``--progress``, ``-q``), ``warn`` the closing warning
+    of bots that never connected (None: none)."""
     try:
         runner = TournamentRunner(config)
     except GinRefError as exc:
@@ -219,7 +222,7 @@ def play_and_report(
         f"Written: {names}",
     ]
     click.echo("\n\n".join(parts))
-    warning = format_not_connected(standings, width)
+    warning = warn(standings, width)
     if warning is not None:
         click.echo(warning, err=True)
     if result.status != "complete":

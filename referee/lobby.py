@@ -9,8 +9,12 @@ streams as its Hello's ``concurrent_matches`` (default 1); a stream that breaks 
 and the bot may connect again.
 
 Absence: :meth:`Lobby.acquire` waits for an idle stream; it gives up (None: the bot forfeits that
-match) only after the bot has had no stream open at all for ``wait`` seconds without a break. A
-bot that is connected but busy in its other matches is waited for as long as that takes.
+match) only after the bot has had no stream open at all for ``wait`` seconds without a break.
+Once one match has waited that long, the bot's other matches are given up at once, those waiting
+and those to come, until it connects again: a bot that has left costs one wait, not one per
+match. A bot that is connected but busy in its other matches is waited for as long as that
+takes. A barred bot (its token revoked: :meth:`Lobby.bar`) cannot connect, so it is not waited
+for at all.
 
 Request ids run on per stream, not per match, so that a late reply to a request of an earlier
 match can never be taken for the answer to a new one.
@@ -62,6 +66,8 @@ class _Bot:
         self.open: list[_Stream] = []  # every stream, idle or playing
         self.idle: list[_Stream] = []
         self.changed = asyncio.Event()
+        # A match of it waited its absence out: the next ones do not wait (until it connects).
+        self.waited_out = False
 
     def touch(self) -> None:
         """Wake every waiter (a stream came, went or became idle)."""
@@ -76,6 +82,7 @@ class Lobby:
         self.check = check
         self.max_streams = max_streams
         self._bots: dict[str, _Bot] = {}
+        self._barred: set[str] = set()
 
     def _bot(self, name: str) -> _Bot:
         return self._bots.setdefault(name, _Bot())
@@ -92,6 +99,7 @@ class Lobby:
         bot = self._bot(name)
         stream = _Stream(link)
         bot.open.append(stream)
+        bot.waited_out = False
         self._idle(bot, stream)
 
     def _idle(self, bot: _Bot, stream: _Stream) -> None:
@@ -136,6 +144,18 @@ class Lobby:
             stream.link.close()
         return len(streams)
 
+    def bar(self, names: set[str]) -> None:
+        """The bots that cannot connect now (their tokens revoked): their matches are given up
+        at once, those waiting for them included, instead of after an absence."""
+        changed = names ^ self._barred
+        self._barred = set(names)
+        for name in changed:
+            self._bot(name).touch()
+
+    def barred(self, name: str) -> bool:
+        """Whether ``name`` cannot connect now (:meth:`bar`)."""
+        return name in self._barred
+
     def close(self) -> None:
         """End every idle stream (the competition is over)."""
         for name in list(self._bots):
@@ -151,12 +171,12 @@ class Lobby:
         self, name: str, wait: float, held: int = 0
     ) -> tuple[BotLink, int, set[int]] | None:
         """An idle stream of ``name`` with its next request id and abandoned requests, or None
-        once the bot has had no stream at all for ``wait`` seconds in a row (``held``: streams
-        of it the caller already holds, which do not count as present).
+        once the bot has had no stream at all for ``wait`` seconds in a row, or is barred
+        (``held``: streams of it the caller already holds, which do not count as present).
         """
         bot = self._bot(name)
         loop = asyncio.get_running_loop()
-        absent_since = None if len(bot.open) > held else loop.time()
+        absent_since: float | None = None
         while True:
             while bot.idle:
                 stream = bot.idle.pop(0)
@@ -166,10 +186,15 @@ class Lobby:
                 self._forget(bot, stream)
             if len(bot.open) > held:
                 absent_since = None
+            elif name in self._barred or (bot.waited_out and not bot.open):
+                return None
             elif absent_since is None:
                 absent_since = loop.time()
             timeout = None if absent_since is None else absent_since + wait - loop.time()
             if timeout is not None and timeout <= 0:
+                if not bot.open:
+                    bot.waited_out = True
+                    bot.touch()  # the other matches waiting for it give up with this one
                 return None
             changed = bot.changed
             with contextlib.suppress(TimeoutError):
@@ -236,14 +261,17 @@ class RemoteBot:
         self.handle.note(f"remote bot {name}: waiting for one of its streams")
         taken = await lobby.acquire(name, wait, held)
         if taken is None:
-            self.handle.note(f"remote bot {name}: absent for {wait:g} s")
-            conn.gone = Fault(
-                0,
-                FaultKind.NOT_CONNECTED,
-                CONDUCT_RULE,
-                f"the remote bot was not connected within {wait:g} s of its match being due "
-                f"(absent_wait in the tournament file's [serve], or --absent-wait)",
-            )
+            if lobby.barred(name):
+                self.handle.note(f"remote bot {name}: its token is revoked")
+                reason = "the remote bot's token was revoked ('ginref tokens revoke')"
+            else:
+                self.handle.note(f"remote bot {name}: absent for {wait:g} s")
+                reason = (
+                    f"the remote bot was absent for {wait:g} s with a match of it due and has "
+                    "not connected since (absent_wait in the tournament file's [serve], or "
+                    "--absent-wait)"
+                )
+            conn.gone = Fault(0, FaultKind.NOT_CONNECTED, CONDUCT_RULE, reason)
             return
         link, conn.next_id, conn.abandoned = taken
         self.link = link

@@ -371,6 +371,10 @@ async def main(mode: str, arg: float, arg2: float = 200_000) -> int:
                 matches += 1
                 if matches == at and claim_marker():
                     await sleep_forever()
+            if kind == "match_start" and mode == "leave":
+                matches += 1
+                if matches == at:
+                    os._exit(3)  # gone for good, its stream broken at its at-th match's start
             if kind == "fault":
                 print(f"fault: {message.fault}", flush=True)
                 continue

@@ -293,6 +293,60 @@ def test_absence_is_counted_only_while_the_bot_has_no_stream(
     hosted(tmp_path, certs, test)
 
 
+def test_a_bot_whose_wait_ran_out_is_not_waited_for_again_until_it_connects(
+    tmp_path: Path, certs: Certificates
+) -> None:
+    async def test(h: Hosted) -> None:
+        loop = asyncio.get_running_loop()
+        began = loop.time()
+        assert await h.lobby.acquire("bob", 0.05) is None
+        assert loop.time() - began >= 0.05  # waited for, once
+        # Its next matches: given up at once, however long the wait would be.
+        for _ in range(3):
+            async with asyncio.timeout(BOUND / 2):
+                assert await h.lobby.acquire("bob", BOUND) is None
+        async with h.channel() as channel:
+            call = await join(channel, h.tokens["bob"])
+            await until(lambda: h.lobby.connected("bob") == 1)
+            # Back: its next match is played.
+            taken = await h.lobby.acquire("bob", BOUND)
+            assert taken is not None
+            h.lobby.release("bob", *taken)
+            call.cancel()
+            await until(lambda: h.lobby.connected("bob") == 0)
+            # Gone again: waited for again, once.
+            began = loop.time()
+            assert await h.lobby.acquire("bob", 0.05) is None
+            assert loop.time() - began >= 0.05
+            async with asyncio.timeout(BOUND / 2):
+                assert await h.lobby.acquire("bob", BOUND) is None
+
+    hosted(tmp_path, certs, test)
+
+
+def test_a_revoked_bot_is_not_waited_for(tmp_path: Path, certs: Certificates) -> None:
+    async def test(h: Hosted) -> None:
+        waiting = asyncio.ensure_future(h.lobby.acquire("bob", BOUND))
+        for name in ("alice", "bob"):
+            h.store.revoke(name)
+        h.store.save()  # as 'ginref tokens revoke' does, while the referee runs
+        async with asyncio.timeout(BOUND / 2):
+            assert await waiting is None  # a match waiting for it gives up
+            assert await h.lobby.acquire("alice", BOUND) is None  # and the next ones at once
+        assert h.lobby.barred("alice") and h.lobby.barred("bob")
+        # A new token: it may come back and play.
+        new = h.store.issue("alice", again=True)
+        h.store.save()
+        await until(lambda: not h.lobby.barred("alice"))
+        async with h.channel() as channel:
+            call = await join(channel, new)
+            taken = await h.lobby.acquire("alice", BOUND)
+            assert taken is not None
+            call.cancel()
+
+    hosted(tmp_path, certs, test)
+
+
 @pytest.mark.parametrize("complete", [True, False])
 def test_waiting_bots_learn_whether_the_tournament_is_over_or_stopped(
     tmp_path: Path, certs: Certificates, complete: bool

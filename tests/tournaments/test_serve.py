@@ -1,11 +1,12 @@
 """``ginref serve`` as an organiser runs it: the real command in a subprocess, a TLS listener on
 127.0.0.1 with certificates made by openssl, and remote bots started by the test (not by the
 referee) with their tokens: a whole tournament of remote and local bots, a bot that drops out of
-a match and comes back, a bot that never comes, and a referee killed with SIGKILL and resumed.
+a match and comes back, a bot that never comes, one that leaves for good, one whose token is
+revoked, and a referee killed with SIGKILL and resumed.
 
 Synchronisation is on what the command prints, on the journal and on the bots' exits, never on
 sleeps; the only deadlines are bounds far above what the work needs (and the absence wait, in the
-test of a bot that never connects, where nothing races it).
+tests of a bot that never connects or leaves, where nothing races it).
 """
 
 from __future__ import annotations
@@ -236,7 +237,66 @@ def test_a_bot_that_never_comes_forfeits_after_the_absence_wait(
             assert "absent_wait" in record.faults[0].reason
         else:
             assert kinds == []
-    assert "ghost" in serve.err.read_text()  # the warning names it
+    # The warning says what became of it, in words.
+    assert "ghost never came (4 forfeited)" in " ".join(serve.err.read_text().split())
+
+
+def records_of(out: Path) -> list[Any]:
+    journal = open_journal(out)
+    try:
+        return sorted(journal.records(), key=lambda r: r.key)
+    finally:
+        journal.close()
+
+
+def test_a_bot_that_leaves_is_waited_for_once_not_once_per_match(
+    tmp_path: Path, certs: Certificates
+) -> None:
+    wait = 20.0
+    file = write_file(tmp_path, certs, ["bob"], extra=f"absent_wait = {wait:g}")
+    text = file.read_text().replace("matches = 2", "matches = 5")
+    file.write_text(text.replace("concurrency = 2", "concurrency = 1"))
+    tokens = issue(file)
+    serve = Serve(file, tmp_path)
+    leave = [sys.executable, str(TESTBOT), "leave", "2"]
+    bob = remote_bot(serve, tokens["bob"], certs, tmp_path, "bob", leave)
+    assert bob.wait(BOUND) == 3  # it played its first match and left at its second's start
+    left = time.monotonic()
+    assert serve.wait() == 3, serve.err.read_text()
+    # One absence wait for its three remaining matches: waiting for each would need 3 x 20 s.
+    assert time.monotonic() - left < 2 * wait
+    records = records_of(tmp_path / "out")
+    kinds = [[f.kind for f in r.faults] for r in records]
+    assert kinds.count([]) == 1 and kinds.count(["disconnected"]) == 1
+    assert kinds.count(["not_connected"]) == 3
+    err = " ".join(serve.err.read_text().split())
+    assert "bob left after 2 matches (3 forfeited)" in err
+    assert "forfeits" not in err
+
+
+def test_a_revoked_bot_forfeits_at_once(tmp_path: Path, certs: Certificates) -> None:
+    wait = 120.0
+    file = write_file(tmp_path, certs, ["alice", "bob"], extra=f"absent_wait = {wait:g}")
+    tokens = issue(file)
+    serve = Serve(file, tmp_path)
+    alice = remote_bot(serve, tokens["alice"], certs, tmp_path, "alice")
+    # Bob never comes; his token is revoked while the referee waits for him.
+    result = CliRunner().invoke(main, ["tokens", "revoke", str(file), "bob"])
+    assert result.exit_code == 0, result.output
+    revoked = time.monotonic()
+    assert serve.wait() == 3, serve.err.read_text()
+    assert alice.wait(BOUND) == 0
+    # Not one absence wait: a single one would need 120 s.
+    assert time.monotonic() - revoked < wait / 2
+    records = records_of(tmp_path / "out")
+    bobs = [r for r in records if "bob" in r.seats]
+    assert len(bobs) == 4
+    for record in bobs:
+        assert [f.kind for f in record.faults] == ["not_connected"]
+        assert "revoked" in record.faults[0].reason
+    assert all(not r.faults for r in records if "bob" not in r.seats)
+    err = " ".join(serve.err.read_text().split())
+    assert "bob's token was revoked before it played (4 forfeited)" in err
 
 
 def test_serve_killed_and_started_again_finishes_the_schedule_once(

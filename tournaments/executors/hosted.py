@@ -42,7 +42,7 @@ class HostedExecutor(LocalExecutor):
         self.settings = settings or config.serve
         self.absent_wait = self.settings.absent_wait
         self.tokens = TokenCheck(root, set(self.remote))
-        self.lobby = Lobby(self.tokens)
+        self.lobby: Lobby = Lobby(self.tokens)
         self.public: RefereeServer | None = None
         self._watch: asyncio.Task[None] | None = None
         self._on_listening = on_listening
@@ -65,17 +65,20 @@ class HostedExecutor(LocalExecutor):
             lobby=self.lobby,
         )
         await self.public.start()
+        self.lobby.bar(set(self.tokens.missing()))
         self._watch = asyncio.ensure_future(self._watch_tokens())
         if self._on_listening is not None:
             self._on_listening(self.public.address)
 
     async def _watch_tokens(self) -> None:
-        """End the idle streams of a bot whose token was revoked or re-issued."""
+        """End the idle streams of a bot whose token was revoked or re-issued, and bar the bots
+        without a token from their matches (none is waited for: it cannot connect)."""
         assert self.lobby is not None
         while True:
             await asyncio.sleep(TOKEN_POLL)
             for bot in self.tokens.take_changed():
                 self.lobby.drop(bot)
+            self.lobby.bar(set(self.tokens.missing()))
 
     async def close(self, complete: bool = False) -> None:
         """End the remote bots' streams (status OK when the tournament is ``complete``; else
