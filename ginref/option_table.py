@@ -404,7 +404,8 @@ MODEL: Option[str] = _sprt_key(
 MAX_MATCHES: Option[int] = _sprt_key(
     "max_matches",
     click.IntRange(2),
-    "The most matches the test plays (even); inconclusive if no bound is crossed by then.",
+    "The most matches the test plays (even); inconclusive if no bound is crossed by then. "
+    "A larger one resumes an undecided test and plays on.",
 )
 NEW_NAME: Option[str] = Option(
     ("--new-name",), default="new", show_default=True, help="The new bot's name."

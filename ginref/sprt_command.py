@@ -43,7 +43,13 @@ from referee.engine.rules import Rules
 from referee.errors import ConfigError, GinRefError, RulesError
 from tournaments.file.bots import BotEntry
 from tournaments.file.config import TournamentConfig
-from tournaments.sprt_run import check_fingerprints, default_out, load_sprt, start_afresh
+from tournaments.sprt_run import (
+    check_fingerprints,
+    default_out,
+    load_sprt,
+    resize,
+    start_afresh,
+)
 
 _NAME = re.compile(r"^[A-Za-z0-9_-]{1,40}$")
 Overrides = tuple[tuple[str, object], ...]
@@ -157,6 +163,9 @@ def sprt_command(bot_new: str, bot_old: str, given: Given) -> None:
         if given[FRESH]:
             start_afresh(config.out_dir)
         check_fingerprints(config.out_dir, config)
+        config, note = resize(config.out_dir, config)
+        if note is not None:
+            click.echo(f"Note: {note}.", err=True)
     except GinRefError as exc:
         confinement.close()
         raise click.ClickException(str(exc)) from None

@@ -25,9 +25,10 @@ from referee.errors import ConfigError
 from tournaments.file.bots import BotEntry
 from tournaments.file.config import TournamentConfig
 from tournaments.journal.records import MatchRecord
-from tournaments.journal.store import Journal, open_journal
+from tournaments.journal.rows import schedule_row
+from tournaments.journal.store import JOURNAL_FILE, Journal, open_journal
 from tournaments.results.sprt import EloEstimate, SequentialTest, SprtSettings
-from tournaments.schedule import MatchSpec
+from tournaments.schedule import MatchSpec, build_schedule, deal_key
 
 SPRT_JSON = "sprt.json"
 FINGERPRINTS_JSON = "sprt-bots.json"
@@ -343,7 +344,7 @@ def fingerprints(config: TournamentConfig) -> dict[str, str]:
 
 def _stored_test(directory: Path) -> dict[str, Any] | None:
     """The identity of the test journaled in ``directory``, or None if none was started."""
-    if not directory.is_dir():
+    if not (directory / JOURNAL_FILE).is_file():
         return None
     journal = open_journal(directory, create=False)
     try:
@@ -381,3 +382,61 @@ def check_fingerprints(directory: Path, config: TournamentConfig) -> None:
     # A new test, or one journaled before fingerprints were kept: these bots are its own.
     directory.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(now, indent=2) + "\n", encoding="utf-8")
+
+
+# --- a larger or smaller maximum ------------------------------------------------------------
+
+
+def resize(directory: Path, config: TournamentConfig) -> tuple[TournamentConfig, str | None]:
+    """``config`` for the test journaled in ``directory`` when only ``--max-matches`` differs
+    from the journal's: an undecided test takes the new maximum (its schedule grows or shrinks
+    to it, as fishtest extends a test), a decided one keeps its own (its verdict stands), and a
+    maximum below the matches already played is an error. Also a note for the user, or None.
+    Any other difference is left to the journal's check, which names it."""
+    stored = _stored_test(directory)
+    if stored is None or stored.get("format") != "sprt":
+        return config, None
+    if config.seed is None and stored.get("seed") is not None:
+        config = config.with_changes(seed=stored["seed"])  # as the runner resumes it
+    old, new = stored["sprt"]["max_matches"], config.sprt.max_matches
+    same = json.loads(json.dumps(config.with_keys({"sprt.max_matches": old}).identity()))
+    if new == old or same != stored:
+        return config, None
+    journal = open_journal(directory, create=False)
+    try:
+        games = {spec.key: spec.game for spec in journal.schedule()}
+        played = max((games[k] for k in journal.finished_keys()), default=0)
+        if new < played:
+            raise ConfigError(
+                f"--max-matches {new} is less than the {played} matches the test in "
+                f"{directory} has played; give at least {played + played % 2}"
+            )
+        test = journal_report(journal)
+        if test is not None and test.decision in ("H0", "H1"):
+            note = f"the test has decided ({test.decision}): --max-matches {new} changes nothing"
+            return config.with_keys({"sprt.max_matches": old}), note
+        journal.upgrade()
+        _set_maximum(journal, config, old)
+    finally:
+        journal.close()
+    return config, f"the test's maximum is now {new} matches (it was {old})"
+
+
+def _set_maximum(journal: Journal, config: TournamentConfig, old: int) -> None:
+    """Rewrite the journal's identity and schedule for ``config``'s maximum. The matches added
+    are those the schedule of the larger test has after the first ``old``: the same keys and
+    seats, dealt from the master seed when there is one, else from a new secret key (the old
+    one is kept nowhere), which is as good as any for matches no bot has seen."""
+    new = config.sprt.max_matches
+    with journal.transaction():
+        for key, value in (("identity", config.identity()), ("config", config.to_dict())):
+            journal.db.execute("UPDATE meta SET value = ? WHERE key = ?", (json.dumps(value), key))
+        if new < old:
+            journal.db.execute("DELETE FROM schedule WHERE position >= ?", (new,))
+            return
+        for spec in build_schedule(config, deal_key(config.seed))[old:]:
+            row = schedule_row(spec)
+            names, marks = ", ".join(row), ", ".join("?" * len(row))
+            journal.db.execute(
+                f"INSERT INTO schedule ({names}) VALUES ({marks})", tuple(row.values())
+            )

@@ -1,7 +1,8 @@
 """``ginref sprt`` and ``format = "sprt"`` end to end with real bot processes: a test that
 accepts H1 on a deal set's deals, stops, verifies and resumes without playing; one from a
 tournament file that accepts H0 counting single matches; the exit status of each verdict; a
-default directory per pair of bots; a rerun refused when a bot's file changed."""
+default directory per pair of bots; a rerun refused when a bot's file changed; a larger
+maximum that extends an inconclusive test."""
 
 from __future__ import annotations
 
@@ -62,6 +63,11 @@ def test_a_test_accepts_h1_on_a_deal_set_stops_and_resumes_without_playing(
     code, again = run(*args)
     assert code == 0 and "H1 accepted" in again
     assert "this run played 0" in again and journaled(out) == played
+    # A decided test stays decided: a larger maximum plays nothing.
+    larger = [("120" if a == "60" else a) for a in args]
+    code, again = run(*larger)
+    assert code == EXIT_H1 and "--max-matches 120 changes nothing" in again
+    assert journaled(out) == played
     code, standings = run("standings", str(out))
     assert code == 0 and "LLR +" in standings
 
@@ -130,3 +136,29 @@ def test_a_bot_whose_file_changed_is_refused_until_the_test_starts_afresh(
     code, output = run(*args, "--fresh")
     assert code == EXIT_INCONCLUSIVE and "this run played 2" in output
     assert run(*args)[0] == EXIT_INCONCLUSIVE  # the new bot's test resumes as ever
+
+
+def test_a_larger_maximum_extends_an_inconclusive_test_and_one_below_the_played_is_refused(
+    tmp_path: Path,
+) -> None:
+    args = ["sprt", GREEDY, FIRST, *SHORT[:4], "--no-duplicate", "-j", "2", "--seed", "3"]
+    args += ["--no-progress"]
+    out = tmp_path / "out"
+    assert run(*args, "--max-matches", "2", "--out", str(out))[0] == EXIT_INCONCLUSIVE
+    code, output = run(*args, "--max-matches", "6", "--out", str(out))
+    assert code == EXIT_INCONCLUSIVE, output
+    assert "Note: the test's maximum is now 6 matches (it was 2)." in output
+    assert "this run played 4" in output
+    assert "inconclusive: no bound was crossed in 6 matches" in output
+    assert json.loads((out / "sprt.json").read_text())["matches_scheduled"] == 6
+    # The same matches on the same deals as a test of six from the start.
+    whole = tmp_path / "whole"
+    assert run(*args, "--max-matches", "6", "--out", str(whole))[0] == EXIT_INCONCLUSIVE
+    assert sorted(journaled(out)) == sorted(journaled(whole))
+    assert run("verify", str(out))[0] == 0
+    code, output = run(*args, "--max-matches", "4", "--out", str(out))
+    assert code == 1
+    assert output == (
+        f"Error: --max-matches 4 is less than the 6 matches the test in {out} has played; "
+        "give at least 6\n"
+    )
