@@ -370,7 +370,10 @@ def check_fingerprints(directory: Path, config: TournamentConfig) -> None:
     bot's, and counting on would mix them with this one's."""
     path = directory / FINGERPRINTS_JSON
     now = fingerprints(config)
-    if _stored_test(directory) is not None and path.exists():
+    stored = _stored_test(directory)
+    if stored is not None and stored.get("format") != "sprt":
+        return  # another tournament's directory: the journal refuses it and says why
+    if stored is not None and path.exists():
         before = json.loads(path.read_text(encoding="utf-8"))
         changed = [name for name, value in now.items() if before.get(name) != value]
         if changed:
