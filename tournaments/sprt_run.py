@@ -25,7 +25,6 @@ from referee.errors import ConfigError
 from tournaments.file.bots import BotEntry
 from tournaments.file.config import TournamentConfig
 from tournaments.journal.records import MatchRecord
-from tournaments.journal.rows import schedule_row
 from tournaments.journal.store import JOURNAL_FILE, Journal, open_journal
 from tournaments.results.sprt import EloEstimate, SequentialTest, SprtSettings
 from tournaments.schedule import MatchSpec, build_schedule, deal_key
@@ -431,15 +430,5 @@ def _set_maximum(journal: Journal, config: TournamentConfig, old: int) -> None:
     seats, dealt from the master seed when there is one, else from a new secret key (the old
     one is kept nowhere), which is as good as any for matches no bot has seen."""
     new = config.sprt.max_matches
-    with journal.transaction():
-        for key, value in (("identity", config.identity()), ("config", config.to_dict())):
-            journal.db.execute("UPDATE meta SET value = ? WHERE key = ?", (json.dumps(value), key))
-        if new < old:
-            journal.db.execute("DELETE FROM schedule WHERE position >= ?", (new,))
-            return
-        for spec in build_schedule(config, deal_key(config.seed))[old:]:
-            row = schedule_row(spec)
-            names, marks = ", ".join(row), ", ".join("?" * len(row))
-            journal.db.execute(
-                f"INSERT INTO schedule ({names}) VALUES ({marks})", tuple(row.values())
-            )
+    added = build_schedule(config, deal_key(config.seed))[old:] if new > old else []
+    journal.reschedule(config.identity(), config.to_dict(), min(old, new), added)

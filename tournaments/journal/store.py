@@ -222,6 +222,24 @@ class Journal:
             for spec in schedule:
                 self._insert("schedule", schedule_row(spec))
 
+    @_sqlite_errors
+    def reschedule(
+        self,
+        identity: dict[str, Any],
+        config: dict[str, Any],
+        keep: int,
+        added: Sequence[MatchSpec] = (),
+    ) -> None:
+        """A new identity and config for a run that grows or shrinks (a sequential test's
+        ``--max-matches``): the schedule's first ``keep`` matches stay, later ones go, and
+        ``added`` follow them; all in one transaction."""
+        with self.transaction():
+            for key, value in (("identity", identity), ("config", config)):
+                self.db.execute("UPDATE meta SET value = ? WHERE key = ?", (json.dumps(value), key))
+            self.db.execute("DELETE FROM schedule WHERE position >= ?", (keep,))
+            for spec in added:
+                self._insert("schedule", schedule_row(spec))
+
     def _insert(self, table: str, row: dict[str, Any]) -> None:
         names = ", ".join(row)
         marks = ", ".join("?" * len(row))
