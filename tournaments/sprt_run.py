@@ -205,6 +205,14 @@ def _elo(value: float) -> str:
     return f"{value:+.1f}" if math.isfinite(value) else ("+inf" if value > 0 else "-inf")
 
 
+def _counted(r: SprtReport) -> str:
+    """What the units do not say: the matches in pairs, and that the maximum was reached."""
+    notes = [f"{r.matches} matches"] if r.paired else []
+    if r.decision == "inconclusive":
+        notes.append(f"the maximum of {r.scheduled}" if r.paired else "the maximum")
+    return f" ({', '.join(notes)})" if notes else ""
+
+
 def format_report(r: SprtReport) -> str:
     """The test's outcome as fastchess prints it: the decision, the LLR with its bounds, the
     Elo difference with its interval, the nElo, the LOS, the matches and the counts."""
@@ -215,13 +223,13 @@ def format_report(r: SprtReport) -> str:
     verdict = {
         "H1": f"H1 accepted: {r.new} is stronger than {r.old} by about elo1 or more",
         "H0": f"H0 accepted: {r.new} is not stronger than {r.old} by more than about elo0",
-        "inconclusive": f"inconclusive: no bound was crossed in {r.scheduled} matches",
+        "inconclusive": "inconclusive: no bound was crossed",
         "running": "no decision yet",
     }[r.decision]
     lines = [
         f"SPRT {r.new} v {r.old}: elo0 {s.elo0:g}, elo1 {s.elo1:g} ({s.model}), "
         f"alpha {s.alpha:g}, beta {s.beta:g}; {statistics}",
-        f"{verdict} after {units} ({r.matches} matches)",
+        f"{verdict} after {units}{_counted(r)}",
         f"LLR {r.llr:+.2f} ({fraction(r):.1f}%), bounds ({s.lower:+.2f}, {s.upper:+.2f})",
     ]
     e = r.estimate

@@ -94,7 +94,7 @@ SHORT = ["--elo0", "0", "--elo1", "100", "--max-matches", "2", "--no-duplicate",
 def test_the_exit_status_tells_h0_from_an_inconclusive_test(tmp_path: Path) -> None:
     code, output = run("sprt", FIRST, GREEDY, *SHORT, "--out", str(tmp_path / "a"), "-q")
     assert code == EXIT_INCONCLUSIVE, output
-    assert "inconclusive: no bound was crossed in 2 matches" in output
+    assert "inconclusive: no bound was crossed after 2 matches (the maximum)\n" in output
     args = ["--elo0", "0", "--elo1", "150", "--max-matches", "60", "--seed", "3", "-j", "2"]
     code, output = run("sprt", FIRST, GREEDY, *args, "--out", str(tmp_path / "b"), "-q")
     assert code == EXIT_H0, output
@@ -149,7 +149,7 @@ def test_a_larger_maximum_extends_an_inconclusive_test_and_one_below_the_played_
     assert code == EXIT_INCONCLUSIVE, output
     assert "Note: the test's maximum is now 6 matches (it was 2)." in output
     assert "this run played 4" in output
-    assert "inconclusive: no bound was crossed in 6 matches" in output
+    assert "inconclusive: no bound was crossed after 6 matches (the maximum)\n" in output
     assert json.loads((out / "sprt.json").read_text())["matches_scheduled"] == 6
     # The same matches on the same deals as a test of six from the start.
     whole = tmp_path / "whole"
