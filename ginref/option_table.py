@@ -456,7 +456,8 @@ ABSENT_WAIT: Option[float | None] = Option(
     key="serve.absent_wait",
     type=click.FloatRange(0),
     help="Seconds a remote bot may be absent when its match is due before it forfeits that "
-    "match (default: the file's, else 300).",
+    "match, and its later ones at once until it connects again (default: the file's, else "
+    "300).",
 )
 LIVE: Option[str | None] = Option(
     ("--live",),

@@ -270,7 +270,7 @@ command = "{{python}} {TESTBOT} play"
     # Complete, but two bots never connected: the run says so and exits 3.
     assert result.exit_code == 3, result.output
     assert f"Tournament complete: {len(TOURNAMENT)} of {len(TOURNAMENT)} matches" in result.output
-    assert "2 forfeits because a bot never connected: never (1), exit (1)" in result.stderr
+    assert "2 matches forfeited because a bot never connected: never (1), exit (1)" in result.stderr
     journal = open_journal(out, create=False)
     try:
         records = journal.records()

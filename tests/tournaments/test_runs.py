@@ -112,7 +112,7 @@ def test_without_the_check_forfeits_of_bots_that_never_connected_fail_the_run(
     assert f"-j {len(os.sched_getaffinity(0))};" in done.stdout  # -j 0: every core
     assert "Checked" not in done.stdout
     (warning,) = [line for line in done.stderr.splitlines() if line.startswith("Warning: 4")]
-    assert "4 forfeits because a bot never connected: missing (4)" in warning
+    assert "4 matches forfeited because a bot never connected: missing (4)" in warning
     standings = json.loads((out / "standings.json").read_text())
     assert standings["matches_done"] == 6
     # The option overrides the file: with the check, the same file stops before play.

@@ -487,8 +487,9 @@ def format_not_connected(standings: Standings, width: int | None = None) -> str 
         return None
     total = sum(n for _, n in bots)
     who = ", ".join(f"{name} ({n})" for name, n in bots)
+    matches = "1 match" if total == 1 else f"{total} matches"
     text = (
-        f"Warning: {total} forfeits because a bot never connected: {who}. Their output files "
-        "(beside each match's log) say why."
+        f"Warning: {matches} forfeited because a bot never connected: {who}. Their output "
+        "files (beside each match's log) say why."
     )
     return "\n".join(_wrap(text, width, "  "))
