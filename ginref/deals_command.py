@@ -29,6 +29,11 @@ def make_command(count: int, given: Given) -> None:
     made_with = f"ginref deals make {count}" + ("" if seed is None else f" --seed {seed}")
     text = deals_text(make_seeds(count, seed), made_with)
     try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        why = exc.strerror or exc
+        raise click.ClickException(f"cannot create the folder {path.parent}: {why}") from None
+    try:
         # Exclusive creation unless --force: a set a test was run with is not lost by mistake.
         flags = os.O_WRONLY | os.O_CREAT | (os.O_TRUNC if force else os.O_EXCL)
         with os.fdopen(os.open(path, flags, 0o644), "w", encoding="utf-8") as handle:

@@ -108,3 +108,17 @@ def test_ginref_deals_make_and_check(tmp_path: Path) -> None:
     assert bad.output.strip() == (
         f"Error: {out}:2: 'x' is not a match seed (a whole number from 0 to 2^63-1, one per line)"
     )
+
+
+def test_ginref_deals_make_creates_the_directory_of_its_out(tmp_path: Path) -> None:
+    """Like every other --out: deals/200.txt in a folder that does not exist yet."""
+    out = tmp_path / "deals" / "sets" / "20.txt"
+    made = CliRunner().invoke(main, ["deals", "make", "20", "--out", str(out), "--seed", "4"])
+    assert made.exit_code == 0, made.output
+    assert load_deals(out).seeds == tuple(make_seeds(20, 4))
+    (tmp_path / "file").write_text("")
+    blocked = CliRunner().invoke(
+        main, ["deals", "make", "2", "--out", str(tmp_path / "file" / "x")]
+    )
+    assert blocked.exit_code == 1
+    assert blocked.output.startswith(f"Error: cannot create the folder {tmp_path / 'file'}: ")
