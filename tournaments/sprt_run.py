@@ -202,7 +202,12 @@ def write_report(directory: Path, result: SprtReport) -> Path:
 
 
 def _elo(value: float) -> str:
-    return f"{value:+.1f}" if math.isfinite(value) else ("+inf" if value > 0 else "-inf")
+    # Rounded first, so that -0.04 reads +0.0 rather than -0.0.
+    return (
+        f"{round(value, 1) + 0.0:+.1f}"
+        if math.isfinite(value)
+        else ("+inf" if value > 0 else "-inf")
+    )
 
 
 def _counted(r: SprtReport) -> str:

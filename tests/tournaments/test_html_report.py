@@ -93,6 +93,8 @@ def test_the_report_shows_the_standings_bots_and_every_match(
     board = table(browser, "leaderboard")
     assert [row[1] for row in board] == [s.name for s in standings.bots]
     columns = header(browser, "leaderboard")
+    # In the order the terminal's W-D-L reads.
+    assert columns.index("W") + 1 == columns.index("D") == columns.index("L") - 1
     elo = columns.index("Elo [95% interval]")
     for row, s in zip(board, standings.bots, strict=True):
         assert s.elo is not None and s.elo_low is not None and s.elo_high is not None
@@ -100,6 +102,8 @@ def test_the_report_shows_the_standings_bots_and_every_match(
         # journal's records moves a rating at 0 by a rounding error either way).
         assert row[elo] == f"{round(s.elo):+d} [{round(s.elo_low):+d}, {round(s.elo_high):+d}]"
         assert row[columns.index("W")] == str(s.wins)
+        assert row[columns.index("D")] == str(s.draws)
+        assert row[columns.index("L")] == str(s.losses)
         assert row[columns.index("Points")] == f"{s.points:g}"
 
     cross = {row[0]: row[1:] for row in table(browser, "crosstable")}

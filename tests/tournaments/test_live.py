@@ -57,3 +57,16 @@ def test_a_heartbeat_line_while_no_match_finishes_then_a_line_per_match() -> Non
     assert heartbeat.startswith("[3/10] 2 running, 0 faults, leader g 2/3; ")
     assert " elapsed, ETA -" in heartbeat  # nothing finished in this run yet: no ETA
     assert match == "[4/10] g.r.004: g v r 104-12, g wins; 0:20 elapsed, ETA 2:00, 1 fault"
+
+
+def test_the_page_shows_the_rating_as_the_terminal_prints_it() -> None:
+    # -254.5 rounds to -254 in Python and to -255 with JavaScript's toFixed: the page must not
+    # round on its own.
+    from tournaments.live.watch import _row
+    from tournaments.outputs.console import elo_text
+    from tournaments.results.standings import BotStanding
+
+    s = BotStanding("a", elo=-254.5, elo_low=-300.5, elo_high=-211.5)
+    assert _row(s)["elo_text"] == elo_text(s) == "-254 [-300, -212]"
+    page = (Path(__file__).parents[2] / "tournaments/live/live-page.html").read_text()
+    assert "s.elo_text" in page and "num(s.elo" not in page

@@ -432,3 +432,14 @@ def test_a_fingerprint_changes_with_the_files_a_bot_runs_and_only_with_them(
     assert fingerprint(in_dir) == bounded
     (code.parent / "weights.bin").write_bytes(b"\1" * 10)
     assert fingerprint(in_dir) != bounded
+
+
+def test_an_estimate_near_zero_reads_plus_zero() -> None:
+    from tournaments.sprt_run import _elo
+
+    assert [_elo(v) for v in (-0.04, 0.04, -0.06, float("-inf"))] == [
+        "+0.0",
+        "+0.0",
+        "-0.1",
+        "-inf",
+    ]

@@ -40,7 +40,8 @@ from referee.replay_log import read_log
 from replays.spectate import Spectator
 from tournaments.journal.records import MatchRecord
 from tournaments.journal.store import JOURNAL_FILE, EmptyJournalError, Journal, open_journal
-from tournaments.results.standings import Standings, bot_row, journal_standings
+from tournaments.outputs.console import elo_text
+from tournaments.results.standings import BotStanding, Standings, bot_row, journal_standings
 from tournaments.runner import LOGS
 from tournaments.schedule import MatchSpec
 
@@ -232,14 +233,19 @@ def _result_row(record: MatchRecord) -> dict[str, Any]:
     }
 
 
+def _row(s: BotStanding) -> dict[str, Any]:
+    # The rating as the terminal and the report print it: the page rounds nothing of its own.
+    return {**bot_row(s), "elo_text": elo_text(s)}
+
+
 def _standings_data(standings: Standings) -> dict[str, Any]:
     """The standings the page shows: each bot's row (and each team's), and the ratings' note.
     Not the duplicate pairs, whose deals carry their seeds."""
     teams = standings.teams
     return {
         "done": standings.done,  # the matches counted (refits may trail the journal by seconds)
-        "bots": [bot_row(s) for s in standings.bots],
-        "teams": None if teams is None else [bot_row(s) for s in teams.bots],
+        "bots": [_row(s) for s in standings.bots],
+        "teams": None if teams is None else [_row(s) for s in teams.bots],
         "members": {name: list(bots) for name, bots in standings.team_bots.items()},
         "ratings": standings.rating_note,
         "notes": list(standings.rating_notes),

@@ -42,7 +42,7 @@ def leaderboard(standings: Standings, ident: str = "leaderboard", what: str = "B
     """The ranking, as ``ginref standings`` prints it (with more than two players, the
     matches won too)."""
     many = standings.players > 2
-    head = ["#", what, "Played", *(["Won"] if many else []), "W", "L", "D", "Points", "%",
+    head = ["#", what, "Played", *(["Won"] if many else []), "W", "D", "L", "Points", "%",
             "Elo [95% interval]", "Score +/-", "Hand pts +/-", "Forfeits"]  # fmt: skip
     rows = [
         [
@@ -51,8 +51,8 @@ def leaderboard(standings: Standings, ident: str = "leaderboard", what: str = "B
             str(s.matches),
             *([str(s.firsts)] if many else []),
             str(s.wins),
-            str(s.losses),
             str(s.draws),
+            str(s.losses),
             f"{s.points:g}",
             number_text(s.score_pct, 1),
             elo_text(s),
