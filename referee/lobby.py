@@ -35,13 +35,28 @@ from pathlib import Path
 from referee.bots.process import ExitStatus
 from referee.faults import CONDUCT_RULE, Fault, FaultKind
 from referee.link import Player
-from referee.transport import BotLink
+from referee.transport import BotLink, StreamEnd
 
 # The most streams one remote bot may hold, whatever its Hello says.
 MAX_STREAMS = 16
 
 # A token -> the remote bot it belongs to (None: no remote bot has it).
 TokenCheck = Callable[[str], str | None]
+
+# How a remote bot's stream ends when the competition is over: its client stops with success.
+# No message: gRPC carries none with status OK, whose meaning here is just that.
+COMPETITION_OVER = StreamEnd("OK")
+# How it ends when a match of it was cut short (the referee stops): its client connects again.
+MATCH_CUT = StreamEnd("UNAVAILABLE", "the referee stopped this match; connect again")
+
+
+def revoked(name: str) -> StreamEnd:
+    """How a revoked (or re-issued) token's streams end: its client stops with failure."""
+    return StreamEnd(
+        "PERMISSION_DENIED",
+        f"the organiser revoked {name}'s token ('ginref tokens revoke', or a new token issued): "
+        "this bot may not play on with it",
+    )
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -58,7 +73,7 @@ class _Stream:
     next_id: int = 1
     abandoned: set[int] = dataclasses.field(default_factory=set)
     matches: int = 0
-    stale: bool = False  # its token was revoked: it ends when its match does
+    end: StreamEnd | None = None  # set: it ends so when its match does (revoked, over)
 
 
 class _Bot:
@@ -134,14 +149,19 @@ class Lobby:
 
     def drop(self, name: str) -> int:
         """End every idle stream of ``name`` (its token was revoked or re-issued), and each
-        busy one when its match is over; return how many ended now."""
+        busy one when its match is over, with PERMISSION_DENIED; return how many ended now."""
+        return self._end(name, revoked(name))
+
+    def _end(self, name: str, end: StreamEnd) -> int:
+        """End ``name``'s idle streams now and its busy ones after their match, as ``end``
+        says; return how many ended now."""
         bot = self._bot(name)
         for stream in bot.open:
-            stream.stale = True
+            stream.end = end
         streams = list(bot.idle)
         for stream in streams:
             self._forget(bot, stream)
-            stream.link.close()
+            stream.link.close(end)
         return len(streams)
 
     def bar(self, names: set[str]) -> None:
@@ -157,9 +177,10 @@ class Lobby:
         return name in self._barred
 
     def close(self) -> None:
-        """End every idle stream (the competition is over)."""
+        """End every stream with status OK, the competition being over (a busy one after its
+        match), so that the bots stop rather than connect again."""
         for name in list(self._bots):
-            self.drop(name)
+            self._end(name, COMPETITION_OVER)
 
     # --- the match runner's side -----------------------------------------------------------------
 
@@ -207,9 +228,9 @@ class Lobby:
         if stream is None:
             return
         stream.next_id, stream.abandoned = next_id, abandoned
-        if link.lost is not None or link.closed or stream.stale:
+        if link.lost is not None or link.closed or stream.end is not None:
             self._forget(bot, stream)
-            link.close()
+            link.close(stream.end)
             return
         self._idle(bot, stream)
 
@@ -286,7 +307,7 @@ class RemoteBot:
         if link is None:
             return
         if cut or lobby is None:
-            link.close()
+            link.close(MATCH_CUT if cut else None)
         else:
             player = self.player
             lobby.release(self.seat.name, link, player.next_id, player.abandoned)

@@ -20,6 +20,7 @@ open, so the bot can be told (a PROTOCOL_ERROR fault).
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 from collections import deque
 from typing import Any, TypeVar
 
@@ -63,6 +64,20 @@ def parse_bot_message(data: bytes, max_bytes: int) -> pb.BotMessage | InvalidMes
     return message
 
 
+@dataclasses.dataclass(frozen=True, slots=True)
+class StreamEnd:
+    """How the referee ends a welcomed stream: a gRPC status code's name and its message.
+
+    By name, so that who decides (the lobby) needs no grpc: ``"OK"`` when the bot has nothing
+    more to play (the competition is over), ``"PERMISSION_DENIED"`` when it may no longer play
+    (its token was revoked), ``"UNAVAILABLE"`` when it may connect again later. gRPC sends no
+    message with OK: the message is for the other codes.
+    """
+
+    code: str
+    message: str = ""
+
+
 def _ignore_message(message: pb.BotMessage, arrived: float) -> None:
     return None
 
@@ -103,6 +118,7 @@ class BotLink:
         self._loop = asyncio.get_running_loop()
         self._closed: asyncio.Future[None] = self._loop.create_future()
         self._closing = False
+        self._end = StreamEnd("OK")
         self._queue: deque[bytes] = deque()
         self._unread = 0  # bytes queued and not yet written
         self._writer: asyncio.Task[None] | None = None
@@ -111,10 +127,15 @@ class BotLink:
         self._starts: dict[int, float] = {}
 
     async def serve(self) -> None:
-        """Read until :meth:`close` (then the RPC ends with status OK) or the stream breaks."""
+        """Read until :meth:`close` (then the RPC ends with the status it was given) or the
+        stream breaks."""
         reader = self._loop.create_task(self._read_loop())
         try:
             await self._closed
+            # Set before the handler returns: grpc sends them as the call's trailing status.
+            self._context.set_code(grpc.StatusCode[self._end.code])
+            if self._end.message:
+                self._context.set_details(self._end.message)
         except asyncio.CancelledError:
             # grpc cancels the handler when the client goes away (crash, cancel, broken socket).
             self._mark_lost("the bot disconnected (its stream was cancelled)", False)
@@ -217,12 +238,14 @@ class BotLink:
         if not self._closed.done():
             self._closed.set_result(None)
 
-    def close(self) -> None:
-        """End the stream with status OK (the handler returns) once the queue is written, or
-        after ``DRAIN_TIMEOUT`` seconds if the bot does not read it."""
+    def close(self, end: StreamEnd | None = None) -> None:
+        """End the stream with ``end``'s status (default: OK, no message) once the queue is
+        written, or after ``DRAIN_TIMEOUT`` seconds if the bot does not read it."""
         if self._closed.done() or self._closing:
             return
         self._closing = True
+        if end is not None:
+            self._end = end
         if not self._queue or self.lost is not None:
             self._finish()
             return

@@ -190,8 +190,10 @@ def test_a_revoked_token_is_refused_and_its_idle_stream_ends(
             await until(lambda: h.lobby.connected("alice") == 1)
             h.store.revoke("alice")
             h.store.save()  # as 'ginref tokens revoke' does, while the referee runs
-            async with asyncio.timeout(BOUND):
-                assert await idle.read() is grpc.aio.EOF
+            with pytest.raises(grpc.aio.AioRpcError) as ended:
+                async with asyncio.timeout(BOUND):
+                    await idle.read()
+            assert ended.value.code() == grpc.StatusCode.PERMISSION_DENIED
             code, _ = await refused(channel, h.tokens["alice"])
             assert code == grpc.StatusCode.UNAUTHENTICATED
             new = h.store.issue("alice", again=True)
