@@ -59,7 +59,7 @@ class MatchOutcome:
     forfeits: tuple[Fault, ...] = ()  # every forfeiting seat's fault: one, or more
     # What the log records, kept in memory so that no caller has to trust the file:
     created: str = ""  # the log header's "created" (UTC, ISO 8601)
-    hands_played: int = 0  # the match result's "hands_played": hands dealt, unfinished included
+    hands_played: int = 0  # the match result's "hands_played": the hands dealt in the log
     seat_decisions: tuple[int, ...] = (0, 0)  # accepted decisions by seat
     seat_think_ms: tuple[float, ...] = (0.0, 0.0)  # the sum of their think_ms, by seat
     log_sha256: str = ""  # of the log's bytes as the referee wrote them

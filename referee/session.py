@@ -375,7 +375,7 @@ class Session(SeatTurns):
             elapsed=self.ended - self.started,
             forfeits=self.forfeits,
             created=self.created,
-            hands_played=self.match.hands_dealt,
+            hands_played=len(self._dealt),
             seat_decisions=tuple(self.seat_decisions),
             seat_think_ms=tuple(self.seat_think_ms),
             log_sha256=self.log.sha256,
@@ -446,10 +446,13 @@ class Session(SeatTurns):
         for seat in self.seats:
             seat.conn.proc.pause(False)  # to read the end, and to exit after a series
         scores = self._scores()
+        # The hands logged: a match forfeited before its first deal played none, though the
+        # engine has dealt it.
+        hands = len(self._dealt)
         message = pb.RefereeMessage(
             match_end=pb.MatchEnd(
                 match_id=self.plan.match_id,
-                result=match_result_pb(result, scores, m.hands_dealt, self.forfeit, self.players),
+                result=match_result_pb(result, scores, hands, self.forfeit, self.players),
                 deal_seed=self._seal.seed,
                 deal_salt=self._seal.salt,
             )
@@ -461,7 +464,7 @@ class Session(SeatTurns):
             "match_result",
             **match_result_dict(
                 result,
-                m.hands_dealt,
+                hands,
                 self.forfeit.kind.value if self.forfeit else None,
                 self.players,
             ),

@@ -85,6 +85,7 @@ class RecordChecker:
         self.first_match = isinstance(series, dict) and series.get("match_number") == 1
         self.connected: set[int] = set()
         self.dealt: set[int] = set()
+        self.deals = 0  # deal records seen
         self.dealt_to: dict[int, int | None] = {}  # seat -> the hand last dealt to it (None: out)
         self.results = 0
         self.rounds = 0  # round_result records seen
@@ -133,6 +134,7 @@ class RecordChecker:
         self.connected.add(step.record["seat"])
 
     def _deal(self, step: Step) -> None:
+        self.deals += 1
         r = step.record
         h = step.played
         if h is None or step.after.result is not None or h.number + 1 != r["hand"]:
@@ -359,7 +361,12 @@ class RecordChecker:
         result = step.after.result
         if result is not None:
             kind = forfeit.get("kind") if isinstance(forfeit, dict) else None
-            expected = match_result_dict(result, step.after.hands_dealt, kind, self.players)
+            # The hands dealt in the log; earlier referees counted a hand the engine dealt but
+            # a forfeit before the first deal never logged, and their logs stay valid.
+            hands = r.get("hands_played")
+            if hands != step.after.hands_dealt:
+                hands = self.deals
+            expected = match_result_dict(result, hands, kind, self.players)
             # The salt is checked by _seal; how the bot processes ended is not the engine's (the
             # schema checks its shape).
             shown = {k: v for k, v in r.items() if k not in ("type", "deal_salt", "exits")}

@@ -41,6 +41,7 @@ from replays.words import (
     event_text,
     gutter,
     mask_line,
+    place_text,
     request_text,
     score_text,
     seat_name,
@@ -272,10 +273,6 @@ def _round_result(timeline: Timeline, step: Step, style: Style) -> list[str]:
     return [head + " · " + what, INDENT + f"teams {score_text(done.scores_after)}"]
 
 
-def _place(place: int) -> str:
-    return {1: "1st", 2: "2nd", 3: "3rd"}.get(place, f"{place}th")
-
-
 def _match_result(timeline: Timeline, step: Step, style: Style, seat: int | None) -> list[str]:
     r = step.record
     result = step.after.result
@@ -304,7 +301,7 @@ def _match_result(timeline: Timeline, step: Step, style: Style, seat: int | None
         if isinstance(placings, Sequence) and len(placings) == players:
             order = sorted(range(players), key=lambda s: (placings[s], s))
             places = ", ".join(
-                f"{seat_name(timeline, s, seat)} {_place(placings[s])}" for s in order
+                f"{seat_name(timeline, s, seat)} {place_text(placings[s])}" for s in order
             )
             lines.append(INDENT + f"places: {places}")
     lines += [INDENT + line for line in result_lines(timeline, r, final, seat)]

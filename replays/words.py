@@ -188,6 +188,11 @@ def team_name(timeline: Labelled, team: int) -> str:
     return f"team {team} ({timeline.label(team)}, {timeline.label(team + 2)})"
 
 
+def place_text(place: int) -> str:
+    """``1st``, ``2nd``: a seat's place in a match of more than two players."""
+    return {1: "1st", 2: "2nd", 3: "3rd"}.get(place, f"{place}th")
+
+
 def gutter(line: int, style: Style) -> str:
     """The line-number column: the record's line, dimmed, right-aligned."""
     return style.dim(f"{line:>{GUTTER - 2}}") + "  "

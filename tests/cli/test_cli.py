@@ -27,7 +27,9 @@ def test_match_prints_the_result_the_hands_and_the_log(tmp_path: Path) -> None:
     assert code == 0, out
     assert "Match " in out and "standard, seed 5" in out
     assert " Hand  Dealer  Outcome" in out
-    assert "Result: seat 0 (testbot-play) wins" in out
+    # Each bot by its seat's label, as the replay names it; its own name once, by its seat.
+    assert "Result: seat 0 (testbot) wins" in out
+    assert "  seat 0: testbot (testbot-play 1.0)  [" in out
     log = next(line for line in out.splitlines() if line.startswith("Log: "))[5:]
     assert Path(log).parent == tmp_path
     assert_log_agrees(log)
@@ -49,7 +51,7 @@ def test_a_forfeit_is_reported_not_raised(tmp_path: Path) -> None:
     )  # fmt: skip
     assert code == 0, out
     assert "Forfeit: seat 0: illegal_action (R4.1)" in out
-    assert "Result: seat 1 (testbot-play) wins by forfeit: seat 0 (testbot-illegal) forfeits" in out
+    assert "Result: seat 1 (testbot) wins by forfeit: seat 0 (testbot) forfeits" in out
 
 
 def test_two_bots_that_cannot_start_both_forfeit(tmp_path: Path) -> None:
@@ -81,6 +83,10 @@ def test_two_bots_that_cannot_start_both_forfeit(tmp_path: Path) -> None:
     assert all("not_connected (R11.5): could not start" in line for line in forfeits)
     log = next(line for line in out.splitlines() if line.startswith("Log: "))[5:]
     assert_log_agrees(log)
+    # No hand was dealt: the replay and verify count the same hands.
+    _, shown = run("replay", log)
+    _, checked = run("verify", log)
+    assert ", 0 hands dealt" in shown and ", 0 hands," in checked
 
 
 def bad(*args: str) -> str:
@@ -109,3 +115,18 @@ def test_help_lists_the_match_command() -> None:
     assert code == 0 and "match" in out
     code, out = run("match", "--help")
     assert code == 0 and "GINREF_ADDRESS" in out and "--retries" in out
+
+
+def test_three_players_places_read_as_the_replay_reads_them(tmp_path: Path) -> None:
+    code, out = run(
+        "match", BOT, BOT, BOT, "--set", "target=25", "--seed", "4", "--out", str(tmp_path)
+    )
+    assert code == 0, out
+    (places,) = [line for line in out.splitlines() if line.startswith("Places: ")]
+    log = next(line for line in out.splitlines() if line.startswith("Log: "))[5:]
+    _, shown = run("replay", log, "--no-color")
+    (replayed,) = [
+        line.strip() for line in shown.splitlines() if line.strip().startswith("places: ")
+    ]
+    assert places.removeprefix("Places: ") == replayed.removeprefix("places: ")
+    assert places.count(" (testbot) ") == 3 and "1st" in places

@@ -120,7 +120,7 @@ def test_ginref_match_and_replay_show_how_the_bots_ended(tmp_path: Path, pidfile
     result = CliRunner().invoke(main, [*args, "--sandbox", "none"])
     assert result.exit_code == 0, result.output
     lines = result.stdout.splitlines()
-    assert "Exit: seat 1 (testbot-play): exited with code 0" in lines
+    assert "Exit: seat 1 (testbot): exited with code 0" in lines
     (kill,) = [line for line in lines if line.startswith("Exit: seat 0")]
     assert "killed by the referee's SIGTERM then SIGKILL: it had not exited 2 s" in kill
     log = next(line[5:] for line in lines if line.startswith("Log: "))

@@ -1044,6 +1044,12 @@ async def test_a_bot_that_never_connected_forfeits_in_the_seat_it_was_given(
     # No Hello: its label stands for the name, and it has no version to tell.
     assert (start.seat, start.opponent_name, start.opponent_version) == (0, "fake0", "")
     assert bots.links[1].kinds() == ["match_start", "match_end"] and bots.links[0].sent == []
+    # No hand was dealt in the log, though the engine had dealt the first: the outcome, the log
+    # and MatchEnd all say 0 hands, as verify and the replay count them.
+    (end,) = of_type(outcome.log_path, "match_result")
+    told = bots.links[1].sent[-1].match_end.result.hands_played
+    assert outcome.hands_played == end["hands_played"] == told == 0
+    assert of_type(outcome.log_path, "deal") == []
 
 
 # --- both seats at fault -------------------------------------------------------------------------

@@ -63,7 +63,7 @@ def said_by(timeline: Timeline) -> dict[str, Any]:
         "winner": result.winner,
         "final": tuple(result.final),
         "margin": result.margin,
-        "hands_played": end.after.hands_dealt,
+        "hands_played": len(timeline.hands()),
         "forfeit": None
         if forfeit is None
         else Forfeit(

@@ -11,6 +11,7 @@ from referee.bot_check import output_tail
 from referee.engine.outcomes import HandOutcome, HandResult, Termination
 from referee.faults import Fault, FaultKind
 from referee.results import MatchOutcome
+from replays.words import place_text
 from tournaments.journal.records import MatchRecord
 from tournaments.results.standings import BotStanding, DuplicatePairing, HeadToHead, Standings
 from tournaments.runner import Progress, RunResult
@@ -24,9 +25,9 @@ _TERMINATION_TEXT = {
 
 
 def seat_name(outcome: MatchOutcome, seat: int) -> str:
-    """The bot's own name (its Hello) if it connected, else its label."""
-    info = outcome.seats[seat]
-    return info.name or info.label
+    """The seat's label (``greedy_bot``), as its log, the replay and the tournament name it; the
+    name the bot gives itself is shown once, beside its seat (:func:`format_match_outcome`)."""
+    return outcome.seats[seat].label
 
 
 def format_hand_row(result: HandResult) -> str:
@@ -112,7 +113,11 @@ def format_group_result_line(outcome: MatchOutcome) -> str:
         def who(k: int) -> str:
             return f"seat {k} ({seat_name(outcome, k)})"
 
-    places = ", ".join(f"seat {k}: {place}" for k, place in enumerate(result.placings(n)))
+    placings = result.placings(n)
+    places = ", ".join(
+        f"seat {k} ({seat_name(outcome, k)}) {place_text(placings[k])}"
+        for k in sorted(range(n), key=lambda k: (placings[k], k))
+    )
     if result.winner is None:
         line = f"Result: no {unit} wins; score {final} ({order}) ({how})"
     else:
@@ -131,10 +136,10 @@ def format_match_outcome(outcome: MatchOutcome) -> str:
     many = len(outcome.seats) > 2
     teams = outcome.result.teams or outcome.rules.players == 4
     for seat, info in enumerate(outcome.seats):
-        shown = seat_name(outcome, seat)
-        version = f" {info.version}" if info.version else ""
+        own = " ".join(x for x in (info.name, info.version) if x)
+        shown = seat_name(outcome, seat) + (f" ({own})" if own else "")
         team = f" (team {seat % 2})" if teams else ""
-        lines.append(f"  seat {seat}{team}: {shown}{version}  [{' '.join(info.command)}]")
+        lines.append(f"  seat {seat}{team}: {shown}  [{' '.join(info.command)}]")
     lines.append("")
     if outcome.hand_results and many:
         table = "Table  " if teams else ""
@@ -373,6 +378,8 @@ def format_standings(standings: Standings, width: int | None = None) -> str:
     parts = [*_wrap(title, width), "", format_standings_table(standings, width)]
     if standings.players in MANY_PLAYERS_NOTE:
         parts += _wrap(MANY_PLAYERS_NOTE[standings.players], width)
+    for note in standings.withdrawal_notes:
+        parts += _wrap(f"Note: {note}", width, "  ")
     parts += ["", "Head to head (row: W-D-L)", format_crosstable(standings, width)]
     if standings.duplicate:
         parts += ["", format_duplicate(standings, width)]
