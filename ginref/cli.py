@@ -17,9 +17,9 @@ import click
 
 from ginref.deals_command import deals_group
 from ginref.live_command import live_command
-from ginref.match_seats import match_rules, play_one
+from ginref.match_seats import hidden_path_advice, match_rules, play_one
 from ginref.option_spec import Given, with_options
-from ginref.option_table import OUT, PROFILE, REFEREE, SEED, SET, TCP
+from ginref.option_table import BIND, OUT, PROFILE, REFEREE, SEED, SET, TCP
 from ginref.ratings_command import ratings_command
 from ginref.replay_commands import replay_command, verify_command
 from ginref.report_command import report_command
@@ -32,6 +32,8 @@ from ginref.tournament_command import (
     standings_command,
     tournament_command,
 )
+from ginref.withdraw_command import disqualify_command, withdraw_command
+from referee.bots.sandbox import HiddenPathError
 from referee.bots.spec import BotSpec
 from referee.errors import GinRefError
 from tournaments.outputs.console import format_match_outcome, format_not_started
@@ -45,7 +47,7 @@ def main() -> None:
 
 @main.command("match")
 @click.argument("bots", nargs=-1, required=True, metavar="BOT_A BOT_B [BOT_C [BOT_D]]")
-@with_options("match", PROFILE, SET, SEED, OUT, TCP, *REFEREE)
+@with_options("match", PROFILE, SET, SEED, OUT, TCP, BIND, *REFEREE)
 def match_command(bots: tuple[str, ...], given: Given) -> None:
     """Play one match between two bots (or three, or two partnerships of two) and print the
     result.
@@ -83,6 +85,8 @@ def match_command(bots: tuple[str, ...], given: Given) -> None:
             outcome = play_one(specs, rules, seed, out_dir, options, confinement)
         finally:
             confinement.close()
+    except HiddenPathError as exc:
+        raise click.ClickException(hidden_path_advice(exc)) from None
     except GinRefError as exc:
         raise click.ClickException(str(exc)) from None
     click.echo(format_match_outcome(outcome))
@@ -105,6 +109,8 @@ main.add_command(rules_command)
 main.add_command(serve_command)
 main.add_command(tokens_group)
 main.add_command(live_command)
+main.add_command(withdraw_command)
+main.add_command(disqualify_command)
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from referee.bots.confine import Confinement
+from referee.bots.sandbox import HiddenPathError
 from referee.bots.spec import BotSpec
 from referee.engine.rules import Rules, parse_assignments
 from referee.errors import ConfigError
@@ -33,6 +34,19 @@ def match_rules(profile: str, assignments: Sequence[str], bots: int) -> Rules:
     if bots > 2:
         overrides["players"] = bots
     return Rules.profile(profile, **overrides)
+
+
+def hidden_path_advice(error: HiddenPathError) -> str:
+    """What a bot would see that it may not, told in the words of ``ginref match``'s command
+    line (the error's own are a tournament file's)."""
+    if error.bot is None:
+        if error.secret is None:
+            return f"--bind {error.path} would show every bot all of it; bind a directory below it"
+        return (
+            f"--bind {error.path} would show every bot {error.secret} (--out); bind a "
+            "directory that does not hold it"
+        )
+    return str(error)
 
 
 def play_one(

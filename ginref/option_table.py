@@ -318,6 +318,16 @@ TCP: Option[tuple[str, ...]] = Option(
     help="Bot A, B, C or D reaches the referee over TCP, through a forwarder in its sandbox: "
     "for a gRPC library that cannot dial a Unix socket (Debian's grpc-java). Repeatable.",
 )
+BIND: Option[tuple[str, ...]] = Option(
+    ("--bind",),
+    key="sandbox.binds",
+    multiple=True,
+    type=click.Path(exists=True),
+    metavar="PATH",
+    convert=lambda paths: tuple(_resolved(p) for p in paths),
+    help="Show every bot this file or directory too, read-only, at its own path in the "
+    "sandbox (repeatable), e.g. a policy's weights; a tournament file's [sandbox] binds.",
+)
 
 # ginref tournament.
 

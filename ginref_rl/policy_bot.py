@@ -137,6 +137,40 @@ def policy_decide(policy: Policy, form: str = "array") -> Decide:
     return decide
 
 
+# referee.bots.sandbox.ENV_SANDBOX_DIRS, which a client may not import: set in a sandbox only.
+ENV_SANDBOX_DIRS = "GINREF_SANDBOX_DIRS"
+
+
+def sandbox_note(filename: str, denied: bool = False) -> str | None:
+    """Why a file the policy reads may be out of reach in the sandbox, and how to show it (it
+    was not found, or reading it was ``denied``); None outside a sandbox, or for a missing file
+    of a directory the bot sees (it is missing, not hidden)."""
+    shown = os.environ.get(ENV_SANDBOX_DIRS)
+    if shown is None:
+        return None
+    path = Path(os.path.abspath(filename))
+    if denied:
+        return f"the sandbox runs this bot under a uid of its own: make {path} readable by all"
+    dirs = [Path(d) for d in shown.split(os.pathsep) if d]
+    if any(d in path.parents for d in dirs):
+        return None
+    seen = "".join(f"{d}, " for d in dirs)
+    return (
+        f"the sandbox shows this bot {seen}the system and ginref's packages, read-only, not "
+        f"{path.parent}: show it with ginref match --bind {path.parent} (a tournament file: "
+        "[sandbox] binds)"
+    )
+
+
+def _error_note(error: Exception) -> str:
+    """``"; "`` and :func:`sandbox_note` of a file the policy's module failed to read, or
+    nothing."""
+    if isinstance(error, FileNotFoundError | PermissionError) and isinstance(error.filename, str):
+        note = sandbox_note(error.filename, isinstance(error, PermissionError))
+        return f"; {note}" if note else ""
+    return ""
+
+
 def load_policy(spec: str) -> Policy:
     """The callable ``module:attribute`` (or ``path/to/file.py:attribute``) names;
     ``ValueError`` says what is wrong."""
@@ -148,13 +182,15 @@ def load_policy(spec: str) -> Policy:
         # beside it import too (and a sandbox shows a bot the files its command names).
         path = Path(module_name)
         if not path.is_file():
-            raise ValueError(f"{spec!r}: no file {module_name!r}")
+            note = sandbox_note(module_name)
+            raise ValueError(f"{spec!r}: no file {module_name!r}" + (f"; {note}" if note else ""))
         sys.path.insert(0, str(path.resolve().parent))
         module_name = path.stem
     try:
         module = importlib.import_module(module_name)
     except Exception as exc:  # the policy's own module failing to import is the user's to fix
         what = f"{type(exc).__name__}: {exc}"
+        what += _error_note(exc)
         raise ValueError(f"{spec!r}: cannot import {module_name!r}: {what}") from None
     target: Any = module
     for part in attribute.split("."):

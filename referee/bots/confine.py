@@ -20,7 +20,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from referee.bots import cgroup
-from referee.bots.sandbox import SandboxSettings, check_bot, probe, runtime_paths
+from referee.bots.sandbox import (
+    SandboxSettings,
+    check_bot,
+    check_dirs,
+    probe,
+    runtime_paths,
+)
 from referee.bots.spec import BotSpec
 from referee.errors import ConfigError
 
@@ -60,9 +66,9 @@ class Confinement:
     def prepare(
         settings: SandboxSettings, protected: Iterable[Path] = (), bots: Iterable[BotSpec] = ()
     ) -> Confinement:
-        """Check the machine and ``bots`` (none may see a protected path) and make the socket
-        directory; raise :class:`ConfigError` if the sandbox is asked for and cannot be built,
-        or a bot cannot be sandboxed."""
+        """Check the machine, the binds and ``bots`` (none may see a protected path) and make
+        the socket directory; raise :class:`ConfigError` if the sandbox is asked for and cannot
+        be built, or a bot cannot be sandboxed."""
         settings = settings.validate()
         warnings: list[str] = []
         if settings.enabled:
@@ -96,6 +102,7 @@ class Confinement:
             warnings,
         )
         if settings.enabled:
+            check_dirs(None, [Path(b).resolve() for b in settings.binds], confinement.protected)
             for bot in bots:
                 check_bot(bot, confinement.protected)
             confinement.runtime = runtime_paths()

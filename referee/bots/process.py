@@ -34,6 +34,7 @@ from referee.bots.sandbox import (
     bot_dirs,
     check_dirs,
     sandbox_environment,
+    shown_dirs,
 )
 from referee.bots.seccomp import seccomp_filter
 from referee.bots.spec import ENV_ADDRESS, ENV_SEAT, ENV_TOKEN, BotSpec
@@ -212,7 +213,9 @@ class BotProcess:
             if self.sandboxed:
                 # Nothing of the referee's environment goes in: only the launch contract.
                 contract = {k: env[k] for k in (ENV_ADDRESS, ENV_TOKEN, ENV_SEAT) if k in env}
-                env = sandbox_environment(self.spec, contract)
+                assert self.confinement is not None  # sandboxed
+                shown = shown_dirs(self.spec, self.confinement.settings)
+                env = sandbox_environment(self.spec, contract, shown)
                 path = env["PATH"]
             argv = limited_command(
                 self.spec.command, self.limits, path=path, cwd=self.spec.cwd, cgroups=joins

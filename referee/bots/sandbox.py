@@ -25,7 +25,8 @@ Each sandboxed bot is started as (docs/security.md)::
   declares ``transport = "tcp"``: a forwarder (socat, inside its sandbox and charged to it)
   listens on 127.0.0.1 in its own network namespace and connects to its socket.
 - **Its environment** is built from nothing: ``PATH``, ``HOME``, ``TMPDIR``, ``LANG``, the
-  bot's own ``env`` and the launch contract; nothing of the referee's.
+  bot's own ``env``, the launch contract and :data:`ENV_SANDBOX_DIRS` (what it sees besides the
+  system and the runtime, so that a bot's error can say so); nothing of the referee's.
 """
 
 from __future__ import annotations
@@ -64,6 +65,9 @@ SYSTEM_LINKS = ("/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
 # ginref's packages a Python bot may import (the client helpers and the generated messages).
 CLIENT_PACKAGES = ("referee", "sample_bots")
 BASE_PATH = "/usr/local/bin:/usr/bin:/bin"
+# In a sandboxed bot's environment: the directories it sees read-only besides the system, the
+# interpreter and ginref's packages (its own and the binds), joined by ``os.pathsep``.
+ENV_SANDBOX_DIRS = "GINREF_SANDBOX_DIRS"
 
 
 @dataclass(frozen=True, slots=True)
@@ -234,7 +238,8 @@ def _is_system(path: Path) -> bool:
 def bot_dirs(spec: BotSpec) -> list[Path]:
     """The directories a bot sees read-only as its own: ``spec.dirs`` if given, else those its
     command names: the program's directory if it is a path, each existing file's directory and
-    each existing directory among its arguments, the package of ``-m PACKAGE``."""
+    each existing directory among its arguments and its options' values (``--path data``,
+    ``--weights=w.npy``), the package of ``-m PACKAGE``."""
     base = Path(spec.cwd) if spec.cwd is not None else Path.cwd()
     if spec.dirs:
         return sorted({(base / d).resolve() for d in spec.dirs})
@@ -248,9 +253,17 @@ def bot_dirs(spec: BotSpec) -> list[Path]:
                 if location is not None:
                     found.add(location)
             continue
-        if index > 0 and not (os.sep in word or word.endswith((".py", ".js", ".jar"))):
+        # A word that stands alone is a command's word unless it looks like a path (a flag
+        # must not widen what the bot sees); an option's value (``--path data``) is a path
+        # whenever it names one.
+        value = index > 0 and argv[index - 1].startswith("-")
+        if word.startswith("-") and "=" in word:
+            word, value = word.partition("=")[2], True
+        parts = word.split(os.pathsep)  # a class path, or a policy's ``FILE.py:CALLABLE``
+        pathlike = os.sep in word or any(p.endswith((".py", ".js", ".jar")) for p in parts)
+        if index > 0 and not (pathlike or value):
             continue
-        for part in word.split(os.pathsep):
+        for part in parts:
             path = (base / part).resolve() if part else None
             if path is None or not path.exists() or _is_system(path) or _is_runtime(path):
                 continue
@@ -288,18 +301,49 @@ def check_bot(spec: BotSpec, protected: Iterable[Path]) -> None:
         )
 
 
-def check_dirs(name: str, dirs: Iterable[Path], protected: Iterable[Path]) -> None:
-    """Refuse a bot whose view would hold a protected path (results, journal, the file)."""
+class HiddenPathError(ConfigError):
+    """A bot would see a path no bot may see (results, journal, the tournament file), or all of
+    ``/`` or a home: its words are a tournament file's, and a command without one (``ginref
+    match``) tells it in its own from :attr:`bot`, :attr:`path` and :attr:`secret`."""
+
+    def __init__(self, bot: str | None, path: Path, secret: Path | None) -> None:
+        self.bot = bot  # None: a bind, which every bot sees
+        self.path = path
+        self.secret = secret  # None: ``path`` is all of / or a home
+        who = (
+            f"bot {bot}: it would see"
+            if bot is not None
+            else "[sandbox] binds: every bot would see"
+        )
+        if secret is None:
+            advice = "give it its own dir" if bot is not None else "bind a directory below it"
+            super().__init__(f"{who} all of {path}; {advice}")
+        elif bot is not None:
+            super().__init__(
+                f"{who} {path}, which holds {secret}; give the bot a directory of its own "
+                'with dir = "..." (docs/security.md)'
+            )
+        else:
+            super().__init__(f"{who} {path}, which holds {secret}; bind a directory beside it")
+
+
+def check_dirs(name: str | None, dirs: Iterable[Path], protected: Iterable[Path]) -> None:
+    """Refuse a bot whose view would hold a protected path (results, journal, the file); with
+    ``name`` None, the binds every bot sees."""
     guarded = [p.resolve() for p in protected]
     for path in dirs:
         if path == Path("/") or path in (Path.home(), Path("/root")):
-            raise ConfigError(f"bot {name}: it would see all of {path}; give it its own dir")
+            raise HiddenPathError(name, path, None)
         for secret in guarded:
             if secret == path or path in secret.parents:
-                raise ConfigError(
-                    f"bot {name}: it would see {path}, which holds {secret}; give the bot a "
-                    'directory of its own with dir = "..." (docs/security.md)'
-                )
+                raise HiddenPathError(name, path, secret)
+
+
+def shown_dirs(spec: BotSpec, settings: SandboxSettings) -> list[Path]:
+    """What a sandboxed bot sees besides the system and the runtime: its own directories and
+    the binds (those that exist), read-only."""
+    binds = {Path(b).resolve() for b in settings.binds}
+    return sorted({*bot_dirs(spec), *(b for b in binds if b.exists())})
 
 
 @dataclass(slots=True)
@@ -385,8 +429,11 @@ class SandboxPlan:
         return args, [*tail, *command]
 
 
-def sandbox_environment(spec: BotSpec, contract: Mapping[str, str]) -> dict[str, str]:
-    """A sandboxed bot's whole environment: a plain base, its own ``env``, the contract."""
+def sandbox_environment(
+    spec: BotSpec, contract: Mapping[str, str], shown: Sequence[Path] = ()
+) -> dict[str, str]:
+    """A sandboxed bot's whole environment: a plain base, its own ``env``, the contract and
+    what it is ``shown`` (:func:`shown_dirs`)."""
     bindir = os.path.dirname(sys.executable)
     env = {
         "PATH": f"{bindir}:{BASE_PATH}" if bindir else BASE_PATH,
@@ -396,4 +443,5 @@ def sandbox_environment(spec: BotSpec, contract: Mapping[str, str]) -> dict[str,
     }
     env.update(spec.env)
     env.update(contract)
+    env[ENV_SANDBOX_DIRS] = os.pathsep.join(str(p) for p in shown)
     return env

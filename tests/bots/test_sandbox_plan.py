@@ -31,9 +31,11 @@ from referee.bots.limits import Limits
 from referee.bots.process import BotProcess
 from referee.bots.sandbox import (
     BASE_PATH,
+    ENV_SANDBOX_DIRS,
     SOCKET_IN_SANDBOX,
     SYSTEM_LINKS,
     TCP_PORT_IN_SANDBOX,
+    HiddenPathError,
     SandboxPlan,
     SandboxSettings,
     Transport,
@@ -45,6 +47,7 @@ from referee.bots.sandbox import (
     probe,
     runtime_paths,
     sandbox_environment,
+    shown_dirs,
 )
 from referee.bots.spec import BotSpec
 from referee.errors import ConfigError
@@ -458,7 +461,7 @@ def test_the_environment_is_built_from_nothing_and_the_contract_wins(
     assert env["HOME"] == env["TMPDIR"] == "/tmp"
     assert env["LANG"] == "fr_FR.UTF-8" and env["OWN"] == "1"
     assert env["GINREF_TOKEN"] == "real" and env["GINREF_ADDRESS"] == contract["GINREF_ADDRESS"]
-    assert set(env) == {"PATH", "HOME", "TMPDIR", "LANG", "OWN", *contract}
+    assert set(env) == {"PATH", "HOME", "TMPDIR", "LANG", "OWN", ENV_SANDBOX_DIRS, *contract}
 
 
 def test_the_base_environment_has_a_utf8_locale() -> None:
@@ -585,8 +588,8 @@ def dirs_of(cwd: Path, *command: str, **spec: Any) -> list[Path]:
 
 def test_bot_dirs_from_the_program_and_its_file_arguments(tmp_path: Path) -> None:
     """The program's directory if it is a path, a script's directory, a directory named with a
-    slash, each part of a class path; a bare word is an option or a value, never a path (a
-    flag must not widen what the bot sees); an empty class-path part is not the cwd."""
+    slash, each part of a class path; a bare word that stands alone is a command's word, never
+    a path (a flag must not widen what the bot sees); an empty class-path part is not the cwd."""
     files(tmp_path, "bots/x/run.sh", "py/bot.py", "data/", "lib/a.jar", "classes/", "word/")
     files(tmp_path, "here/bot.py", "here/app.js", "here/b.jar")
     assert dirs_of(tmp_path, "bots/x/run.sh", "--fast") == [tmp_path / "bots/x"]
@@ -601,6 +604,48 @@ def test_bot_dirs_from_the_program_and_its_file_arguments(tmp_path: Path) -> Non
     # A missing or system part says nothing about the parts after it.
     cp = os.pathsep.join(["gone/x.jar", "/usr/share/java/", "lib/a.jar"])
     assert dirs_of(tmp_path, "java", "-cp", cp, "Main") == [tmp_path / "lib"]
+
+
+def test_an_options_value_is_a_path_when_it_names_one(tmp_path: Path) -> None:
+    """``--path data`` shows the bot ``data`` as ``--path ./data`` does, and so does
+    ``--path=data``; a value that names nothing is a value, and a flag itself is never a path."""
+    files(tmp_path, "agents/ppo.py", "data/w.npy", "weights.npz", "fast/")
+    policy = ("python3", "agents/ppo.py:policy")
+    agents, data = tmp_path / "agents", tmp_path / "data"
+    for given in (("--path", "data"), ("--path=data",), ("--path", "./data"), ("-p", "data")):
+        assert dirs_of(tmp_path, *policy, *given) == [agents, data], given
+    assert dirs_of(tmp_path, *policy, "--weights", "weights.npz") == [tmp_path, agents]
+    assert dirs_of(tmp_path, *policy, "--level", "hard", "--fast") == [agents]
+    assert dirs_of(tmp_path, *policy, "fast") == [agents]  # a word standing alone
+    # The file's part of ``FILE:CALLABLE`` is a path too, with or without a slash.
+    assert dirs_of(tmp_path / "agents", "python3", "-m", "x.y", "ppo.py:policy") == [agents]
+
+
+def test_a_bot_is_shown_its_own_directories_and_the_binds_and_told_which(
+    tmp_path: Path,
+) -> None:
+    """What a sandboxed bot sees besides the system goes into its environment, so that its
+    errors can say it: its own directories and the binds that exist."""
+    files(tmp_path, "bot/run.sh", "weights/", "jdk/")
+    spec = BotSpec(("bot/run.sh",), "b", cwd=str(tmp_path))
+    binds = (str(tmp_path / "weights"), str(tmp_path / "gone"), str(tmp_path / "jdk"))
+    shown = shown_dirs(spec, SandboxSettings(binds=binds))
+    assert shown == [tmp_path / "bot", tmp_path / "jdk", tmp_path / "weights"]
+    env = sandbox_environment(spec, {}, shown)
+    assert env[ENV_SANDBOX_DIRS].split(os.pathsep) == [str(p) for p in shown]
+    assert sandbox_environment(spec, {})[ENV_SANDBOX_DIRS] == ""
+
+
+def test_a_bind_may_not_hold_a_protected_path_or_be_everything(tmp_path: Path) -> None:
+    """The binds every bot sees are checked as a bot's own directories are, and say so."""
+    runs = tmp_path / "runs"
+    with pytest.raises(HiddenPathError, match=r"\[sandbox\] binds.*holds") as caught:
+        check_dirs(None, [tmp_path], [runs / "t"])
+    assert caught.value.bot is None and caught.value.path == tmp_path
+    assert caught.value.secret == runs / "t"
+    with pytest.raises(HiddenPathError, match="all of /"):
+        check_dirs(None, [Path("/")], [])
+    check_dirs(None, [tmp_path / "weights"], [runs])
 
 
 def test_bot_dirs_are_real_paths_and_skip_what_every_bot_sees(tmp_path: Path) -> None:

@@ -161,8 +161,8 @@ def test_a_table_and_a_list_add_to_the_files() -> None:
 def test_an_option_naming_a_key_the_file_has_not_fails_at_once() -> None:
     with pytest.raises(ValueError, match=r"--x: 'time.move_tme' is not a key of the tournament"):
         Option(("--x",), help="", key="time.move_tme")
-    with pytest.raises(ValueError, match=r"'sandbox.binds' is not a key"):
-        Option(("--x",), help="", key="seed", variants={"serve": {"key": "sandbox.binds"}})
+    with pytest.raises(ValueError, match=r"'sandbox.uid_base' is not a key"):
+        Option(("--x",), help="", key="seed", variants={"serve": {"key": "sandbox.uid_base"}})
 
 
 def test_two_options_of_one_command_cannot_share_a_flag_or_a_name() -> None:

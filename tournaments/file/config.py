@@ -322,6 +322,7 @@ SETTABLE_KEYS: dict[str, str] = {
     **{f"faults.{key}": key for key in FAULT_KEYS},
     "limits": "limits",
     "sandbox.mode": "sandbox",
+    "sandbox.binds": "sandbox",
     **{f"serve.{key}": "serve" for key in SERVE_KEYS},
     **{f"sprt.{key}": "sprt" for key in SPRT_KEYS},
 }
@@ -357,6 +358,8 @@ def _set_key(key: str, current: Any, value: Any) -> Any:
         return value or None
     if key == "challengers":
         return tuple(value)
+    if key == "sandbox.binds":
+        return dataclasses.replace(current, binds=(*current.binds, *value))
     if table == "sandbox":
         mode: SandboxMode = "none" if value == "none" else "bwrap"
         return dataclasses.replace(current, mode=mode)
