@@ -32,7 +32,15 @@ from tournaments.executors.workers import WorkerExecutor, default_workers
 from tournaments.file.config import TournamentConfig
 from tournaments.journal.records import GONE, MatchRecord
 from tournaments.journal.store import Journal, open_journal
-from tournaments.schedule import Job, MatchSpec, build_schedule, clash, deal_key, make_jobs
+from tournaments.schedule import (
+    Job,
+    MatchSpec,
+    build_schedule,
+    clash,
+    deal_key,
+    journaled_sharing,
+    make_jobs,
+)
 from tournaments.sprt_run import CHUNK, SprtMonitor
 
 LOGS = "logs"
@@ -148,6 +156,7 @@ class TournamentRunner:
                 stored_seed = (self.journal.meta("identity") or {}).get("seed")
                 if config.seed is None and stored_seed is not None:
                     config = config.with_changes(seed=stored_seed)
+                config = journaled_sharing(config, self.journal.meta("identity") or {})
                 self.journal.check_identity(config.identity())
             else:
                 # The deal key is used here, once: every match seed is in the schedule, which

@@ -1,11 +1,18 @@
 """The schedule: pairings, every match's seats and seed, and the jobs that play them (pure).
 
-Seeds. Deal ``d`` (1-based) of a tournament has one seed, HMAC-SHA256 of
-``"ginref-tournament-deal:<d>:<attempt>"`` under the tournament's secret deal key (63 bits), so
-game ``k`` of every pairing plays the same deal sequence, like the openings of a cutechess round.
-The key is 32 random bytes kept in the journal, which no bot can read; only a tournament given a
-master seed (for a reproducible run) derives it from that seed (:func:`deal_key`). A match's
-deals and its first dealer all come from its seed (:mod:`referee.engine.deal`).
+Seeds. Deal ``d`` (1-based) of a pairing (or of a group of three players or two teams) has one
+seed, HMAC-SHA256 of ``"ginref-pairing-deal:<x>.<y>:<d>:<attempt>"`` under the tournament's
+secret deal key (63 bits): no other pairing plays it, so no match tells what another will be
+dealt, and the live page shows a match's table while it is played (tournaments/live/watch.py).
+Only the format shares a deal: the two matches of a duplicate pair (or a set of seatings), and
+a deal set, which every pairing plays. With ``shared_deals = true`` deal ``d`` has one seed for
+every pairing, HMAC-SHA256 of ``"ginref-tournament-deal:<d>:<attempt>"``, so game ``k`` of every
+pairing plays the same deal sequence, like the openings of a cutechess round (the seeds every
+tournament had before the setting, so that their journals resume as they began:
+:func:`journaled_sharing`). The key is 32 random bytes used once, at the first run, which no
+bot can read; only a tournament given a master seed (for a reproducible run) derives it from that
+seed (:func:`deal_key`). A match's deals and its first dealer all come from its seed
+(:mod:`referee.engine.deal`).
 
 Balance within a pairing (X, Y; games counted across rounds from 0):
 
@@ -29,8 +36,9 @@ from __future__ import annotations
 import hashlib
 import hmac
 import secrets
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from referee.engine.game import new_game
 from referee.engine.rules import Rules
@@ -108,8 +116,26 @@ def deal_key(master: int | None) -> bytes:
     return hashlib.sha256(f"ginref-master-seed:{master}".encode()).digest()
 
 
-def _candidate(key: bytes, deal: int, attempt: int) -> int:
-    text = f"ginref-tournament-deal:{deal}:{attempt}".encode()
+def shares_deals(config: TournamentConfig) -> bool:
+    """Whether game k of every pairing (every group) plays one deal: a deal set's, or with
+    ``shared_deals = true``. Otherwise (the default) each pairing's deals are its own."""
+    return config.deals is not None or bool(config.shared_deals)
+
+
+def journaled_sharing(config: TournamentConfig, identity: Mapping[str, Any]) -> TournamentConfig:
+    """``config`` resuming the tournament journaled with ``identity``: unless the file says
+    whether its deals are shared, they are as the journal began them (a journal from before the
+    setting shares them: its identity has no ``shared_deals``)."""
+    if config.shared_deals is not None:
+        return config
+    return config.with_changes(shared_deals=identity.get("shared_deals", True))
+
+
+def _candidate(key: bytes, deal: int, attempt: int, group: str | None) -> int:
+    if group is None:  # every pairing's deal
+        text = f"ginref-tournament-deal:{deal}:{attempt}".encode()
+    else:
+        text = f"ginref-pairing-deal:{group}:{deal}:{attempt}".encode()
     digest = hmac.new(key, text, hashlib.sha256).digest()
     return int.from_bytes(digest[:8], "big") & _SEED_MASK
 
@@ -125,25 +151,39 @@ def first_decider(rules: Rules, seed: int) -> int:
     return game.tables[0].hand.dealer
 
 
-def deal_seed(key: bytes, deal: int, rules: Rules, seat: int) -> int:
-    """The seed of deal ``deal`` (HMAC-SHA256 under ``key``): the first candidate whose first
-    dealer is ``seat``. Without the key, one match's seed tells nothing of another's."""
+def deal_seed(key: bytes, deal: int, rules: Rules, seat: int, group: str | None = None) -> int:
+    """The seed of deal ``deal`` of the pairing (group) named ``group`` ("x.y"; None: of every
+    pairing), HMAC-SHA256 under ``key``: the first candidate whose first dealer is ``seat``.
+    Without the key, one match's seed tells nothing of another's."""
     if rules.first_dealer in ("seat0", "seat1"):
-        return _candidate(key, deal, 0)
+        return _candidate(key, deal, 0, group)
     attempt = 0
     while True:
-        seed = _candidate(key, deal, attempt)
+        seed = _candidate(key, deal, attempt, group)
         if first_decider(rules, seed) == seat:
             return seed
         attempt += 1
 
 
-def _seed(config: TournamentConfig, key: bytes, deal: int, seat: int) -> int:
-    """The seed of deal ``deal``: the deal set's, or one drawn from ``key`` whose first dealer
-    is ``seat`` (a set's seeds are played as they are: their first dealers are their own)."""
-    if config.deals is not None:
-        return config.deals.seed(deal)
-    return deal_seed(key, deal, config.rules, seat)
+class _Seeds:
+    """Each deal's seed, drawn once: the deal set's, or one drawn from the key whose first
+    dealer is the seat wanted (a set's seeds are played as they are: their first dealers are
+    their own); one per deal of every pairing, or per deal of each pairing."""
+
+    def __init__(self, config: TournamentConfig, key: bytes) -> None:
+        self._config = config
+        self._key = key
+        self._shared = shares_deals(config)
+        self._seeds: dict[tuple[int, str | None], int] = {}
+
+    def seed(self, deal: int, seat: int, group: Sequence[str]) -> int:
+        """The seed of deal ``deal`` (1-based) of ``group``, its first dealer ``seat``."""
+        if self._config.deals is not None:
+            return self._config.deals.seed(deal)
+        scope = (deal, None if self._shared else ".".join(group))
+        if scope not in self._seeds:
+            self._seeds[scope] = deal_seed(self._key, deal, self._config.rules, seat, scope[1])
+        return self._seeds[scope]
 
 
 def build_schedule(config: TournamentConfig, key: bytes) -> list[MatchSpec]:
@@ -155,7 +195,7 @@ def build_schedule(config: TournamentConfig, key: bytes) -> list[MatchSpec]:
     # A sequential test schedules the most matches it may play, and stops when it decides.
     matches = config.sprt.max_matches if config.format == "sprt" else config.matches
     pairs = pairings(config)
-    seeds: dict[int, int] = {}
+    seeds = _Seeds(config, key)
     specs: list[MatchSpec] = []
     for r in range(rounds):
         for g in range(matches):
@@ -166,8 +206,6 @@ def build_schedule(config: TournamentConfig, key: bytes) -> list[MatchSpec]:
             else:
                 deal = k
                 dealer_seat = (0, 1, 1, 0)[k % 4]
-            if deal not in seeds:
-                seeds[deal] = _seed(config, key, deal + 1, dealer_seat)
             for x, y in pairs:
                 seats = (x, y) if k % 2 == 0 else (y, x)
                 specs.append(
@@ -178,7 +216,7 @@ def build_schedule(config: TournamentConfig, key: bytes) -> list[MatchSpec]:
                         pairing=(x, y),
                         game=k + 1,
                         deal=deal + 1,
-                        seed=seeds[deal],
+                        seed=seeds.seed(deal + 1, dealer_seat, (x, y)),
                         seats=seats,
                     )
                 )
@@ -197,7 +235,7 @@ def _group_schedule(config: TournamentConfig, key: bytes) -> list[MatchSpec]:
     players = rules.players
     rounds = config.rounds * (2 if config.format == "double-round-robin" else 1)
     turns = 3 if players == 3 else 2
-    seeds: dict[int, int] = {}
+    seeds = _Seeds(config, key)
     specs: list[MatchSpec] = []
     for r in range(rounds):
         for g in range(config.matches):
@@ -205,8 +243,6 @@ def _group_schedule(config: TournamentConfig, key: bytes) -> list[MatchSpec]:
             for turn in range(turns):
                 k = at * turns + turn  # 0-based game of the group
                 deal = at if config.duplicate else k
-                if deal not in seeds:
-                    seeds[deal] = _seed(config, key, deal + 1, at % turns)
                 for group in pairings(config):
                     # Game k is the base seating moved k seats on, as a kept series moves it.
                     seats = rotated(base_seating(players, group, config.team_entries), k)
@@ -221,7 +257,7 @@ def _group_schedule(config: TournamentConfig, key: bytes) -> list[MatchSpec]:
                             pairing=group,
                             game=k + 1,
                             deal=deal + 1,
-                            seed=seeds[deal],
+                            seed=seeds.seed(deal + 1, at % turns, group),
                             seats=seats,
                             sides=sides,
                         )

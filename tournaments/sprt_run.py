@@ -27,7 +27,7 @@ from tournaments.file.config import TournamentConfig
 from tournaments.journal.records import MatchRecord
 from tournaments.journal.store import JOURNAL_FILE, Journal, open_journal
 from tournaments.results.sprt import EloEstimate, SequentialTest, SprtSettings
-from tournaments.schedule import MatchSpec, build_schedule, deal_key
+from tournaments.schedule import MatchSpec, build_schedule, deal_key, journaled_sharing
 
 SPRT_JSON = "sprt.json"
 FINGERPRINTS_JSON = "sprt-bots.json"
@@ -413,6 +413,7 @@ def resize(directory: Path, config: TournamentConfig) -> tuple[TournamentConfig,
         return config, None
     if config.seed is None and stored.get("seed") is not None:
         config = config.with_changes(seed=stored["seed"])  # as the runner resumes it
+    config = journaled_sharing(config, stored)
     old, new = stored["sprt"]["max_matches"], config.sprt.max_matches
     same = json.loads(json.dumps(config.with_keys({"sprt.max_matches": old}).identity()))
     if new == old or same != stored:

@@ -18,7 +18,8 @@ KEY = b"k" * 32
 
 
 def test_jobs_clash_when_a_bot_would_play_one_deal_twice() -> None:
-    config = config_of("duplicate = true\nmatches = 4\n")  # bots a, b, c; a round robin
+    # Bots a, b, c; a round robin on shared deals (each pairing's own: test_deal_sharing.py).
+    config = config_of("duplicate = true\nmatches = 4\nshared_deals = true\n")
     specs = build_schedule(config, KEY)
     jobs = {j.key: j for j in make_jobs(specs, keep=False)}
     # A duplicate pair: both bots, the same deal.
@@ -29,7 +30,9 @@ def test_jobs_clash_when_a_bot_would_play_one_deal_twice() -> None:
     # Another deal, or no bot in common: nothing to tell.
     assert not clash(jobs["a.b/m001"], jobs["a.b/m003"])
     assert not clash(jobs["a.b/m001"], jobs["a.c/m003"])
-    four = build_schedule(config_of('matches = 4\n[[bots]]\nname = "d"\ncommand = "x"\n'), KEY)
+    four = build_schedule(
+        config_of('matches = 4\nshared_deals = true\n[[bots]]\nname = "d"\ncommand = "x"\n'), KEY
+    )
     by_key = {j.key: j for j in make_jobs(four, keep=False)}
     assert not clash(by_key["a.b/m001"], by_key["d.c/m001"])
     # A kept series holds all its deals.

@@ -256,11 +256,13 @@ def test_seeds_derive_from_the_deal_key_alone() -> None:
     unseeded = [s.seed for s in build_schedule(config, deal_key(None))]
     assert unseeded != [s.seed for s in build_schedule(config, deal_key(None))]
     assert len(deal_key(None)) == 32 and deal_key(7) != deal_key(None)
-    # Game k of every pairing plays the same deal.
+    # Each pairing's deals are its own; with shared deals game k of every pairing plays one.
+    assert len({s.seed for s in first}) == len(first)
+    shared = build_schedule(config_of("matches = 4\nshared_deals = true\n"), deal_key(5))
     by_game: dict[int, set[int]] = {}
-    for s in first:
+    for s in shared:
         by_game.setdefault(s.game, set()).add(s.seed)
-    assert all(len(seeds) == 1 for seeds in by_game.values())
+    assert len(by_game) == 4 and all(len(seeds) == 1 for seeds in by_game.values())
 
 
 def test_duplicate_pairs_share_a_seed_and_swap_seats_so_each_bot_gets_the_others_cards() -> None:

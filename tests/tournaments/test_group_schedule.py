@@ -230,12 +230,15 @@ def test_three_players_play_every_triple_each_bot_in_each_seat(profile: str) -> 
             dealers = [s.seats[first_decider(rules, s.seed)] for s in mine[k : k + 3]]
             assert sorted(dealers) == sorted(triple)
         assert set(seats_per_bot(mine).values()) == {2}
-    # Game k of every triple plays the same deal, and without duplicate every game its own.
+    # Without duplicate every match its own deal; with shared deals game k of every triple
+    # plays the same one.
+    assert len({s.seed for s in specs}) == len(specs)
+    shared = build_schedule(config.with_changes(shared_deals=True), deal_key(4))
     by_game: dict[int, set[int]] = {}
-    for s in specs:
+    for s in shared:
         by_game.setdefault(s.game, set()).add(s.seed)
     assert all(len(seeds) == 1 for seeds in by_game.values())
-    assert len({s.seed for s in specs}) == 6
+    assert len({s.seed for s in shared}) == 6
 
 
 def test_a_duplicate_set_of_three_shares_its_deal_so_each_bot_holds_each_seats_cards() -> None:

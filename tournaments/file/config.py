@@ -37,7 +37,7 @@ from referee.settings import (
     RefereeOptions,
 )
 from tournaments.file.bots import BotEntry, parse_bot, parse_sandbox
-from tournaments.file.deals import DealSet, load_deals
+from tournaments.file.deals import SHARED_SET, DealSet, load_deals
 from tournaments.file.serve import SERVE_KEYS, ServeSettings, parse_serve
 from tournaments.file.sprt import SPRT_KEYS, parse_sprt
 from tournaments.file.toml_lines import Reader, TournamentFileError
@@ -91,6 +91,7 @@ class TournamentConfig:
     serve: ServeSettings = dataclasses.field(default_factory=ServeSettings)  # ginref serve
     sprt: SprtSettings = dataclasses.field(default_factory=SprtSettings)  # format = "sprt"
     deals: DealSet | None = None  # a deal set's seeds, played in order; None: the deal key's
+    shared_deals: bool | None = None  # game k of all pairings on one deal (schedule.shares_deals)
 
     @property
     def local_bots(self) -> tuple[BotEntry, ...]:
@@ -205,6 +206,8 @@ class TournamentConfig:
             raise ConfigError(f"workers must be 0 (in-process) or more, got {self.workers}")
         if self.seed is not None and not 0 <= self.seed <= _MAX_SEED:
             raise ConfigError(f"seed must be between 0 and 2^63-1, got {self.seed}")
+        if self.deals is not None and self.shared_deals is False:
+            raise ConfigError(SHARED_SET)
         self.options  # noqa: B018
         return self
 
@@ -254,6 +257,7 @@ class TournamentConfig:
             # Only for a test: older journals keep their identity.
             **({"sprt": self.sprt.to_dict()} if self.format == "sprt" else {}),
             **({"deals": self.deals.identity()} if self.deals is not None else {}),
+            **({} if self.deals is not None or self.shared_deals else {"shared_deals": False}),
         }
 
     def to_dict(self) -> dict[str, Any]:
@@ -305,6 +309,7 @@ _TOP_KEYS = (
     "serve",
     "sprt",
     "deals",
+    "shared_deals",
 )
 _TABLES = ("rules", "time", "faults", "limits", "sandbox", "bots", "teams", "serve", "sprt")
 RULES_KEYS = ("profile", "players", "set")
@@ -396,7 +401,7 @@ def parse_text(text: str, source: str = "<text>", base: Path | None = None) -> T
             if value < 1:
                 raise r.error((key,), f"must be at least 1, got {value}")
             fields[key] = value
-    for key in ("duplicate", "recover", "check_bots"):
+    for key in ("duplicate", "shared_deals", "recover", "check_bots"):
         if key in data:
             fields[key] = r.get(data, key, bool, (), "true or false")
     if "seed" in data:
@@ -564,6 +569,7 @@ def parse_text(text: str, source: str = "<text>", base: Path | None = None) -> T
         # Name the key the combination hangs on: the first of the candidates the file has.
         candidates = {
             "duplicate": ("duplicate", "matches"),
+            "shared_deals": ("shared_deals",),
             "gauntlet": ("challengers", "format"),
             "sprt": ("rounds", "challengers", "format"),
         }

@@ -10,6 +10,10 @@ a match come from its seed (:mod:`referee.engine.deal`).
 A set is known to whoever can read its file: it is for testing bots, not for a competition,
 whose deals come from a secret key (docs/security.md). No bot sees the file: it is kept out of
 every sandbox, like the tournament's own file.
+
+Every pairing plays the set's deals (deal ``d`` of each pairing on the same seed), as the
+openings of a cutechess round: a set is how a tournament compares bots on common deals, with
+``shared_deals = true`` the other (tournaments/schedule.py).
 """
 
 from __future__ import annotations
@@ -25,6 +29,11 @@ from referee.errors import ConfigError
 
 MAX_SEED = 2**63 - 1
 HEADER = "# ginref deal set: one match seed per line, played in order"
+# A deal set is every pairing's: a tournament file cannot give each pairing deals of its own too.
+SHARED_SET = (
+    "shared_deals = false does not apply to a deal set, which every pairing plays: leave out "
+    "one or the other"
+)
 
 
 class DealSetError(ConfigError):
