@@ -164,3 +164,21 @@ def test_into_a_pipe_plain_lines_and_columns_as_told(tmp_path: Path) -> None:
     report = narrow.stdout.decode().split("Standings: ", 1)[1].splitlines()
     assert report[0] == "term, 12 of 12 matches"
     assert max(len(line) for line in report) <= 80
+
+
+def test_a_partnership_round_shows_its_score_once_on_its_second_table_row() -> None:
+    import random
+
+    from referee.engine.game import new_game
+    from referee.engine.rules import Rules
+    from tests.engine.test_game import play_out
+    from tournaments.outputs.console import format_group_hand_row
+
+    game = new_game(Rules.profile("standard", players=4, target=60), 11)
+    play_out(game, random.Random(4))
+    rows = [(r, format_group_hand_row(r, teams=True)) for r in game.hand_results]
+    assert {r.table for r, _ in rows} == {0, 1}
+    for result, row in rows:
+        score = "-".join(map(str, result.scores_after))
+        # The first table's row ends with its points: the round is not scored yet.
+        assert row.endswith(f"{result.points:>6}" + ("" if result.table == 0 else f"  {score:>11}"))

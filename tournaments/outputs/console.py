@@ -90,9 +90,11 @@ def format_group_hand_row(result: HandResult, teams: bool) -> str:
     played = f"{result.seats[0]} v {result.seats[1]}"
     dealer = str(result.seats[result.dealer] if teams else 3 - sum(result.seats))
     table = f"{result.table:>5}  " if teams else ""
-    score = "-".join(str(x) for x in result.scores_after)
+    # Partnerships score by round (R10.2): the teams' total shows on the row of the round's
+    # second table, not already on the first's.
+    score = "" if teams and result.table == 0 else "-".join(map(str, result.scores_after))
     return f"{result.number + 1:>5}  {table}{played:>6}  {dealer:>6}  {outcome:<24}  " + (
-        f"{winner:>6}  {result.points:>6}  {score:>11}"
+        f"{winner:>6}  {result.points:>6}  {score:>11}".rstrip()
     )
 
 
