@@ -11,15 +11,27 @@ from __future__ import annotations
 import dataclasses
 import secrets
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 
 import click
+from click.core import ParameterSource
 
 from ginref.deals_command import deals_group
 from ginref.live_command import live_command
-from ginref.match_seats import hidden_path_advice, match_rules, play_one
+from ginref.match_seats import hidden_path_advice, match_rules, play_one, series_config
 from ginref.option_spec import Given, with_options
-from ginref.option_table import BIND, OUT, PROFILE, REFEREE, SEED, SET, TCP
+from ginref.option_table import (
+    BIND,
+    MATCHES,
+    OUT,
+    PROFILE,
+    REFEREE,
+    SEED,
+    SET,
+    SHOWING,
+    TCP,
+)
 from ginref.ratings_command import ratings_command
 from ginref.replay_commands import replay_command, verify_command
 from ginref.report_command import report_command
@@ -29,12 +41,14 @@ from ginref.shared import confine
 from ginref.sprt_command import sprt_command
 from ginref.tournament_command import (
     EXIT_NOT_CONNECTED,
+    play_and_report,
     standings_command,
     tournament_command,
 )
 from ginref.withdraw_command import disqualify_command, withdraw_command
 from referee.bots.sandbox import HiddenPathError
 from referee.bots.spec import BotSpec
+from referee.engine.rules import parse_assignments
 from referee.errors import GinRefError
 from tournaments.outputs.console import format_match_outcome, format_not_started
 
@@ -47,34 +61,37 @@ def main() -> None:
 
 @main.command("match")
 @click.argument("bots", nargs=-1, required=True, metavar="BOT_A BOT_B [BOT_C [BOT_D]]")
-@with_options("match", PROFILE, SET, SEED, OUT, TCP, BIND, *REFEREE)
+@with_options("match", PROFILE, SET, SEED, OUT, MATCHES, TCP, BIND, *REFEREE, *SHOWING)
 def match_command(bots: tuple[str, ...], given: Given) -> None:
     """Play one match between two bots (or three, or two partnerships of two) and print the
-    result.
+    result; or, with -n N, N matches between two bots and their standings.
 
     BOT_A (seat 0), BOT_B (seat 1) and so on are command lines, split like a shell would, e.g.
     "python -m sample_bots.random_bot". Three bots play three-player gin (R10.1), four play two
     partnerships, A and C against B and D (R10.2); the number of bots sets the rules' players.
     Each bot finds the referee's address and its secret token in GINREF_ADDRESS and
     GINREF_TOKEN (docs/referee.md). Exit status 3 when a bot could not start and connect (its
-    seat forfeits; the error says why).
+    seat forfeits; the error says why). With -n N (more than 1) the two bots play as a
+    tournament does (docs/tournaments.md): every match journaled in --out, Ctrl-C stops
+    cleanly and the same command resumes; its exit status is ginref tournament's.
     """
     # As click says of any missing or extra argument (a usage error, exit status 2).
     if len(bots) < 2:
         raise click.UsageError("Missing argument 'BOT_B'.")
     if len(bots) > 4:
         raise click.UsageError(f"Got unexpected extra arguments ({' '.join(bots[4:])})")
+    matches = given.required(MATCHES)
+    if matches > 1 and len(bots) != 2:
+        raise click.UsageError(
+            f"-n {matches} plays two bots; for three or four, write a tournament file "
+            "(docs/tournaments.md)"
+        )
+    if matches > 1:
+        play_series(bots, matches, given)
+        return
     try:
         rules = match_rules(given.required(PROFILE), given[SET], len(bots))
-        keys = "abcd"[: len(bots)]
-        tcp_bots = given[TCP]
-        for key in tcp_bots:
-            if key not in keys:
-                raise GinRefError(f"--tcp {key}: there is no bot {key.upper()} among {len(bots)}")
-        specs = tuple(
-            dataclasses.replace(BotSpec.parse(text), transport="tcp" if key in tcp_bots else "unix")
-            for key, text in zip(keys, bots, strict=True)
-        )
+        specs = bot_specs(bots, given[TCP])
         options = given.referee_options()
         seed = given[SEED]
         if seed is None:
@@ -95,6 +112,40 @@ def match_command(bots: tuple[str, ...], given: Given) -> None:
         click.echo(f"Error: {line}", err=True)
     if problems:
         sys.exit(EXIT_NOT_CONNECTED)
+
+
+def bot_specs(bots: Sequence[str], tcp_bots: Sequence[str]) -> tuple[BotSpec, ...]:
+    """The bots of the command line, A, B and so on, those of ``--tcp`` over TCP."""
+    keys = "abcd"[: len(bots)]
+    for key in tcp_bots:
+        if key not in keys:
+            raise GinRefError(f"--tcp {key}: there is no bot {key.upper()} among {len(bots)}")
+    return tuple(
+        dataclasses.replace(BotSpec.parse(text), transport="tcp" if key in tcp_bots else "unix")
+        for key, text in zip(keys, bots, strict=True)
+    )
+
+
+def play_series(bots: Sequence[str], matches: int, given: Given) -> None:
+    """``ginref match A B -n N``: the two bots' tournament, played and reported as
+    ``ginref tournament`` plays and reports one (it exits itself)."""
+    explicit = click.get_current_context().get_parameter_source("out")
+    out = Path(given.required(OUT)) if explicit != ParameterSource.DEFAULT else None
+    try:
+        profile = given.required(PROFILE)
+        match_rules(profile, given[SET], len(bots))  # its mistakes told as a match tells them
+        values = {
+            **given.file_values(),
+            "rules.profile": profile,
+            "rules.set": dict(parse_assignments(given[SET])),
+        }
+        config = series_config(bot_specs(bots, given[TCP]), matches, out, given[SEED], values)
+        confinement = confine(config.sandbox, config.protected, [b.spec() for b in config.bots])
+    except HiddenPathError as exc:
+        raise click.ClickException(hidden_path_advice(exc)) from None
+    except GinRefError as exc:
+        raise click.ClickException(str(exc)) from None
+    play_and_report(config, confinement, given)
 
 
 main.add_command(tournament_command)

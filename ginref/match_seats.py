@@ -8,17 +8,25 @@ user's mistake, told in one line.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Sequence
+import re
+from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
 from referee.bots.confine import Confinement
 from referee.bots.sandbox import HiddenPathError
 from referee.bots.spec import BotSpec
+from referee.engine.errors import RulesError
 from referee.engine.rules import Rules, parse_assignments
 from referee.errors import ConfigError
 from referee.results import MatchOutcome
 from referee.series import Series
 from referee.settings import RefereeOptions
+from tournaments.file.bots import BotEntry
+from tournaments.file.config import TournamentConfig
+from tournaments.sprt_run import default_out
+
+_NAME = re.compile(r"[^A-Za-z0-9_-]+")  # what a bot's name may not hold
 
 
 def match_rules(profile: str, assignments: Sequence[str], bots: int) -> Rules:
@@ -33,7 +41,37 @@ def match_rules(profile: str, assignments: Sequence[str], bots: int) -> Rules:
         raise ConfigError(f"--set players={given} but {bots} bots were given: leave players out")
     if bots > 2:
         overrides["players"] = bots
-    return Rules.profile(profile, **overrides)
+    try:
+        return Rules.profile(profile, **overrides)
+    except RulesError as exc:
+        if not exc.needs:
+            raise
+        raise RulesError(f"{exc}: add {exc.fix(option=True)}") from None
+
+
+def series_config(
+    bots: Sequence[BotSpec],
+    matches: int,
+    out: Path | None,
+    seed: int | None,
+    values: Mapping[str, Any],
+) -> TournamentConfig:
+    """``ginref match A B -n N``: the two bots' tournament of ``matches`` matches, scheduled,
+    played, journaled and resumed as any tournament's pairing (seats alternating from one match
+    to the next), in ``out`` (None: ``ginref-logs/A-vs-B-HASH``, the pair's own); ``values``
+    set the file's keys (the rules, the clock, the limits, the sandbox)."""
+    names = [_NAME.sub("_", spec.name)[:38] or "bot" for spec in bots]
+    if names[0] == names[1]:
+        names = [f"{names[0]}-a", f"{names[1]}-b"]
+    entries = tuple(
+        BotEntry(name, spec.command, spec.cwd, spec.env, spec.dirs, spec.transport)
+        for name, spec in zip(names, bots, strict=True)
+    )
+    where = out if out is not None else Path("ginref-logs") / default_out(*entries).name
+    keys = {**values, "out": str(where), "seed": seed, "matches": matches}
+    return TournamentConfig(
+        name="match", bots=entries, format="round-robin", source="<ginref match>"
+    ).with_keys(keys)
 
 
 def hidden_path_advice(error: HiddenPathError) -> str:

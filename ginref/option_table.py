@@ -340,6 +340,16 @@ MATCHES: Option[int | None] = Option(
     type=click.IntRange(1),
     help="Matches per pairing and round (even with --duplicate); with three players or "
     "partnerships, sets of seatings per group and round.",
+    variants={
+        "match": Variant(
+            key=None,
+            default=1,
+            show_default=True,
+            help="Matches to play. More than one: the two bots' tournament, seats alternating "
+            "from one match to the next, journaled in --out (the same command resumes it; "
+            "default --out: ginref-logs/A-vs-B-HASH), and its standings at the end.",
+        )
+    },
 )
 ROUNDS: Option[int | None] = Option(
     ("--rounds",), key="rounds", type=click.IntRange(1), help="Cycles through the pairings."
