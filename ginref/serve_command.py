@@ -35,9 +35,10 @@ from referee.errors import ConfigError, GinRefError
 from tournaments.executors.hosted import HostedExecutor
 from tournaments.executors.local import Executor
 from tournaments.file.config import load_file
+from tournaments.journal.store import out_of_play
 from tournaments.results.standings import BotStanding, Standings
 from tournaments.runner import TournamentRunner
-from tournaments.tokens import TokenCheck, TokenStore
+from tournaments.tokens import TokenCheck, TokenStore, token_gaps
 
 
 @click.command("serve")
@@ -75,12 +76,19 @@ def serve_command(file: str, given: Given) -> None:
             raise ConfigError(
                 f"{file}: no bot has remote = true; 'ginref tournament' runs local bots alone"
             )
-        missing = TokenCheck(config.out_dir, remote).missing()
+        # A withdrawn bot needs no token; a revoked one's matches are forfeits at once.
+        missing, revoked = token_gaps(config.out_dir, remote - out_of_play(config.out_dir))
         if missing:
             raise ConfigError(
                 f"no token for {', '.join(missing)}: issue one with "
                 f"'ginref tokens issue {file}' and give it to the bot's entrant"
             )
+        warnings += [
+            f"{bot}'s token is revoked: its matches left are forfeits at once (it cannot "
+            f"connect); 'ginref tokens reissue {file} {bot}' lets it play again, 'ginref "
+            f"withdraw {file} {bot}' takes it out of play"
+            for bot in revoked
+        ]
         bots = [b.spec() for b in config.local_bots]
         confinement = confine(config.sandbox, config.protected, bots)
     except GinRefError as exc:

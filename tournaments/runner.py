@@ -6,8 +6,10 @@ check: a new tournament's schedule is journaled only once it passes), deletes wh
 matches left behind (partial replay logs and bot output), and plays every scheduled match that
 is not in the journal yet. Each finished match is committed as soon as its log is complete, so
 killing the runner loses only the matches in flight; running the same command again plays
-exactly those. :meth:`TournamentRunner.stop` drains (no match starts, those in flight finish)
-or cuts (the matches in flight are cancelled, their bots stopped at once, their files removed).
+exactly those. A bot the organiser withdrew (:mod:`tournaments.journal.withdrawals`) is never
+started and its matches never start, from the next match on if it is withdrawn during the run.
+:meth:`TournamentRunner.stop` drains (no match starts, those in flight finish) or cuts (the
+matches in flight are cancelled, their bots stopped at once, their files removed).
 
 Directory layout: ``journal.sqlite``, ``checks/<bot>.log`` (each bot's output during its
 check), ``logs/<x>.<y>/<job>/`` (replay logs and bot output), and the standings files written
@@ -32,6 +34,7 @@ from tournaments.executors.workers import WorkerExecutor, default_workers
 from tournaments.file.config import TournamentConfig
 from tournaments.journal.records import GONE, MatchRecord
 from tournaments.journal.store import Journal, open_journal
+from tournaments.journal.withdrawals import DISQUALIFIED, counted
 from tournaments.schedule import (
     Job,
     MatchSpec,
@@ -172,11 +175,17 @@ class TournamentRunner:
         self.config = config
         self.schedule: list[MatchSpec] = self._pending or self.journal.schedule()
         self.finished: set[str] = self.journal.finished_keys()
-        self.points: dict[str, float] = {b.name: 0.0 for b in config.bots}
-        self.games: dict[str, int] = {b.name: 0 for b in config.bots}
+        # The journal's bots too: a withdrawn bot may have left the file.
+        names = [*self.journal.bot_names(), *(b.name for b in config.bots)]
+        self.points: dict[str, float] = dict.fromkeys(names, 0.0)
+        self.games: dict[str, int] = dict.fromkeys(names, 0)
         self.faults = 0  # faults of every kind in the journal's matches
+        # The bots taken out of play: their matches left are not played (struck: nor counted).
+        self.out: set[str] = set()
+        self.struck: set[str] = set()
+        self._read_withdrawals()
         records = self.journal.records()
-        for record in records:
+        for record in counted(self.schedule, records, self.journal.withdrawals()).records:
             self._tally(record)
         # A sequential test stops the run once it decides; it counts the journal's matches.
         self.monitor = SprtMonitor(config, self.schedule) if config.format == "sprt" else None
@@ -192,18 +201,34 @@ class TournamentRunner:
         return len(self.schedule)
 
     def remaining(self) -> list[MatchSpec]:
-        """Scheduled matches not in the journal, in order of play (none once a sequential
-        test has decided)."""
+        """Scheduled matches not in the journal, in order of play, less those of a bot taken
+        out of play (none once a sequential test has decided)."""
         if self.monitor is not None and self.monitor.finished:
             return []
-        return [s for s in self.schedule if s.key not in self.finished]
+        return [s for s in self.schedule if s.key not in self.finished and self.plays(s)]
+
+    def plays(self, spec: MatchSpec) -> bool:
+        """Whether ``spec``'s match is to be played: no bot of it was taken out of play."""
+        return self.out.isdisjoint(spec.seats)
+
+    def _read_withdrawals(self) -> None:
+        """The bots taken out of play, as the journal has them now (``ginref withdraw`` may
+        write while a run goes on)."""
+        withdrawals = self.journal.withdrawals()
+        self.out = {w.bot for w in withdrawals}
+        self.struck = {w.bot for w in withdrawals if w.kind == DISQUALIFIED}
+
+    @property
+    def done(self) -> int:
+        """Matches settled: in the journal, or not to be played (a withdrawn bot's)."""
+        return sum(1 for s in self.schedule if s.key in self.finished or not self.plays(s))
 
     @property
     def complete(self) -> bool:
-        """Every scheduled match is in the journal, or the sequential test has decided."""
+        """Every scheduled match is settled, or the sequential test has decided."""
         if self.monitor is not None and self.monitor.finished:
             return True
-        return len(self.finished) == self.total
+        return self.done == self.total
 
     def close(self) -> None:
         """Close the journal."""
@@ -366,7 +391,7 @@ class TournamentRunner:
             if on_progress is not None:
                 on_progress(
                     Progress(
-                        done=len(self.finished),
+                        done=self.done,
                         total=self.total,
                         running=len(running),
                         played=played,
@@ -389,13 +414,17 @@ class TournamentRunner:
                 self.finished.add(record.key)
                 played += 1
                 finished_at = time.perf_counter() - began
-                self._tally(record)
+                if self.struck.isdisjoint(record.seats):
+                    self._tally(record)
                 if self.monitor is not None:
                     self.monitor.add(record)
                     if self.monitor.finished and not self.halting:
                         self.stop(drain=True)  # decided: the matches in flight finish
+                self._read_withdrawals()
                 progress(record)
                 gone = any(f.kind in GONE for f in record.faults)
+                if job.keep and not all(self.plays(m) for m in job.matches):
+                    return False  # a bot of the series was withdrawn meanwhile
                 return not (job.keep and self.config.recover and gone) and not self.halting
 
             return commit
@@ -405,6 +434,12 @@ class TournamentRunner:
 
         async def lane() -> None:
             while jobs and not self.halting:
+                # A bot withdrawn since the run began: its jobs go (those in play finish).
+                self._read_withdrawals()
+                for gone in [j for j in jobs if not all(self.plays(m) for m in j.matches)]:
+                    jobs.remove(gone)
+                if not jobs:
+                    break
                 # The next job in order that shares no deal and bot with one in play (clash):
                 # no bot ever plays one deal twice at once. When every job left clashes, the
                 # lane waits for one in play to end.
@@ -472,7 +507,7 @@ class TournamentRunner:
         return RunResult(
             status=status,
             total=self.total,
-            done=len(self.finished),
+            done=self.done,
             played=played,
             concurrency=lanes,
             wall=wall,

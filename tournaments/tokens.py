@@ -139,6 +139,15 @@ class TokenStore:
         return {e.sha256: e.bot for e in self.entries.values() if e.active}
 
 
+def token_gaps(directory: Path, bots: set[str]) -> tuple[list[str], list[str]]:
+    """Which of the remote ``bots`` have no active token: those never given one (a run cannot
+    start without theirs), and those whose token was revoked (they cannot connect: their
+    matches are forfeits at once, as :class:`~referee.lobby.Lobby` bars them)."""
+    entries = TokenStore(directory).entries
+    missing = TokenCheck(directory, bots).missing()
+    return [b for b in missing if b not in entries], [b for b in missing if b in entries]
+
+
 class TokenCheck:
     """Who holds a token, from the tokens file as it is now (re-read when it changes)."""
 

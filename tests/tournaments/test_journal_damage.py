@@ -84,7 +84,7 @@ DAMAGES: dict[str, tuple[Callable[[Path], None], str]] = {
     "overwritten": (overwrite, "is damaged or is not a ginref journal"),
     "not sqlite": (not_sqlite, "is damaged or is not a ginref journal"),
     "another database": (foreign, "is an SQLite database but not a ginref tournament journal"),
-    "another version": (newer, "journal has schema version 7; this ginref reads versions 1 to 2"),
+    "another version": (newer, "journal has schema version 7; this ginref reads versions 1 to 3"),
 }
 
 

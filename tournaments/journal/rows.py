@@ -2,8 +2,8 @@
 
 Version 1 had two seats a match; version 2 adds the ``teams`` table and, for three players and
 partnerships, the columns of :data:`ADDED` (NULL for two players), so a version 1 journal is
-upgraded in place by adding them (:mod:`tournaments.journal.store`). docs/tournaments.md has the
-tables.
+upgraded in place by adding them (:mod:`tournaments.journal.store`). Version 3 adds the
+``withdrawals`` table, when a bot is first withdrawn. docs/tournaments.md has the tables.
 """
 
 from __future__ import annotations
@@ -139,6 +139,18 @@ ADDED = {
         "table_number INTEGER",  # partnerships: 0 or 1
     ),
 }
+
+
+# Version 3: the organiser's withdrawals (tournaments.journal.withdrawals). A journal becomes
+# version 3 only when a bot is first withdrawn, so that an older ginref, which would start its
+# matches again, refuses it, and reads every other journal as before.
+WITHDRAWALS = """
+CREATE TABLE IF NOT EXISTS withdrawals (
+    bot   TEXT PRIMARY KEY REFERENCES bots(name),
+    kind  TEXT NOT NULL,             -- withdrawn (its matches left forfeit), disqualified (struck)
+    at    TEXT NOT NULL              -- UTC ISO 8601
+)
+"""
 
 
 TABLES = ("meta", "bots", "teams", "schedule", "sessions", "matches", "hands", "faults")

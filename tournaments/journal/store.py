@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any, ParamSpec, TypeVar
 
 from referee.errors import ConfigError
+from tournaments.journal.identity import differences
 from tournaments.journal.records import FaultRow, HandRow, MatchRecord
 from tournaments.journal.rows import (
     ADDED,
@@ -27,15 +28,18 @@ from tournaments.journal.rows import (
     SCHEMA,
     TABLES,
     TEAMS,
+    WITHDRAWALS,
     match_row,
     record_of,
     schedule_row,
 )
+from tournaments.journal.withdrawals import DISQUALIFIED, KINDS, Withdrawal
 from tournaments.schedule import MatchSpec
 
 P = ParamSpec("P")
 R = TypeVar("R")
 SCHEMA_VERSION = 2  # 2: three players and partnerships (version 1 journals are upgraded)
+WITHDRAWALS_VERSION = 3  # a version 2 journal with a bot withdrawn (Journal.withdraw)
 JOURNAL_FILE = "journal.sqlite"
 
 
@@ -107,11 +111,11 @@ class Journal:
                 f"{self.path} holds no tournament (the file is empty): run the tournament to "
                 "start it, or name the directory of another one"
             )
-        if version not in (0, 1, SCHEMA_VERSION):
+        if version not in (0, 1, SCHEMA_VERSION, WITHDRAWALS_VERSION):
             raise JournalError(
                 f"{self.path} was written by a ginref whose journal has schema version {version}; "
-                f"this ginref reads versions 1 to {SCHEMA_VERSION}: resume the tournament with "
-                "that ginref, or choose another --out directory to start one with this one"
+                f"this ginref reads versions 1 to {WITHDRAWALS_VERSION}: resume the tournament "
+                "with that ginref, or choose another --out directory to start one with this one"
             )
         if (version == 0 and tables) or (version and set(TABLES) - tables - {"teams"}):
             raise JournalError(
@@ -257,15 +261,15 @@ class Journal:
 
     @_sqlite_errors
     def check_identity(self, identity: dict[str, Any]) -> None:
-        """Raise :class:`JournalError` naming what differs from the stored identity."""
+        """Raise :class:`JournalError` naming in words what differs from the stored identity."""
         stored = self.meta("identity") or {}
         fresh = json.loads(json.dumps(identity))
-        differ = sorted(k for k in set(stored) | set(fresh) if stored.get(k) != fresh.get(k))
+        withdrawn = {w.bot for w in self.withdrawals()}
+        differ = differences(stored, fresh, withdrawn)
         if differ:
-            parts = [f"{k}: {stored.get(k)!r} in the journal, {fresh.get(k)!r} now" for k in differ]
             raise JournalError(
-                f"{self.path} belongs to a different tournament ({'; '.join(parts)}); "
-                "run it with its own settings to resume it, or choose another --out directory"
+                f"{self.path} belongs to a different tournament: {'; '.join(differ)}. Run it "
+                "with its own settings to resume it, or choose another --out directory"
             )
 
     @_sqlite_errors
@@ -309,6 +313,40 @@ class Journal:
     def bot_names(self) -> list[str]:
         """The bots, in the order of the tournament file."""
         return [r[0] for r in self.db.execute("SELECT name FROM bots ORDER BY position")]
+
+    @_sqlite_errors
+    def withdrawals(self) -> list[Withdrawal]:
+        """The bots the organiser took out of play, in the order they were taken out."""
+        if "withdrawals" not in self._tables():
+            return []
+        rows = self.db.execute("SELECT bot, kind, at FROM withdrawals ORDER BY at, rowid")
+        return [Withdrawal(bot, kind, at) for bot, kind, at in rows]
+
+    @_sqlite_errors
+    def withdraw(self, bot: str, kind: str) -> Withdrawal:
+        """Take ``bot`` out of play (``kind``: withdrawn or disqualified), for every run from
+        now on; a withdrawn bot may still be disqualified, not the other way round."""
+        if kind not in KINDS:
+            raise ValueError(f"a withdrawal is one of {', '.join(KINDS)}, not {kind!r}")
+        if bot not in self.bot_names():
+            raise JournalError(
+                f"{bot!r} is not a bot of the tournament in {self.path.parent} (its bots: "
+                f"{', '.join(self.bot_names())})"
+            )
+        before = next((w for w in self.withdrawals() if w.bot == bot), None)
+        if before is not None and (before.kind == kind or before.kind == DISQUALIFIED):
+            raise JournalError(f"{bot} was already {before.kind} ({before.at})")
+        withdrawal = Withdrawal(bot, kind, _now())
+        self.upgrade()  # version 3 has version 2's columns
+        with self.transaction():
+            self.db.execute(WITHDRAWALS)
+            self.db.execute(
+                "INSERT OR REPLACE INTO withdrawals (bot, kind, at) VALUES (?, ?, ?)",
+                (bot, kind, withdrawal.at),
+            )
+            self.db.execute(f"PRAGMA user_version = {WITHDRAWALS_VERSION}")
+        self.version = WITHDRAWALS_VERSION
+        return withdrawal
 
     @_sqlite_errors
     def data_version(self) -> int:
@@ -447,3 +485,18 @@ class _Transaction:
 def open_journal(directory: Path, *, create: bool = True, read_only: bool = False) -> Journal:
     """The journal of the tournament in ``directory`` (``read_only``: see :class:`Journal`)."""
     return Journal(directory / JOURNAL_FILE, create=create, read_only=read_only)
+
+
+def out_of_play(directory: Path) -> set[str]:
+    """The bots withdrawn or disqualified from the tournament in ``directory`` (none when it has
+    no journal yet), read without writing anything."""
+    if not (directory / JOURNAL_FILE).exists():
+        return set()
+    try:
+        journal = open_journal(directory, create=False, read_only=True)
+    except EmptyJournalError:
+        return set()
+    try:
+        return {w.bot for w in journal.withdrawals()}
+    finally:
+        journal.close()

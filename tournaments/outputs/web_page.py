@@ -168,6 +168,7 @@ def render_report(
     ]
     if standings.players in MANY_PLAYERS_NOTE:
         parts.append(f'<p class="note">{_e(MANY_PLAYERS_NOTE[standings.players])}</p>')
+    parts += [f'<p class="note">{_e(note)}</p>' for note in standings.withdrawal_notes]
     if standings.rating_note:
         parts.append(f'<p class="note">{_e(standings.rating_note)}</p>')
     parts += [

@@ -20,7 +20,12 @@ from pathlib import Path
 from tournaments.journal.records import MatchRecord
 from tournaments.journal.store import JournalError, open_journal
 from tournaments.outputs.console import format_standings
-from tournaments.results.standings import Standings, compute_standings, standings_json
+from tournaments.results.standings import (
+    Standings,
+    compute_standings,
+    counted_matches,
+    standings_json,
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,7 +66,7 @@ def league(directories: Sequence[Path]) -> League:
                 raise JournalError(f"{journal.path} holds no tournament yet: nothing to rate")
             identity = journal.meta("identity") or {}
             config = journal.meta("config") or {}
-            found = journal.records()
+            found = counted_matches(journal).records  # withdrawals applied
             bots = journal.bot_names()
         finally:
             journal.close()

@@ -12,6 +12,10 @@ t-interval over the individual ``d``), which is what independent deals would hav
 
 A match nobody won is a draw (½ point each), except when both seats forfeited (neither bot
 connected, say): that is a loss for both, no point, and it is left out of the ratings.
+
+A bot the organiser withdrew forfeits its matches left: they count as forfeits, scored but not
+rated (no game was played), nor counted in duplicate pairs. A disqualified bot's matches are
+struck, and it is ranked last (:mod:`tournaments.journal.withdrawals`).
 """
 
 from __future__ import annotations
@@ -22,13 +26,14 @@ import io
 import json
 import math
 import warnings
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
 from tournaments.journal.records import MatchRecord
 from tournaments.journal.store import Journal, JournalError, open_journal
+from tournaments.journal.withdrawals import DISQUALIFIED, Counted, counted, is_withdrawal
 from tournaments.results.ratings import fit_ratings
 from tournaments.teams import TeamEntry
 
@@ -169,6 +174,8 @@ class Standings:
     players: int = 2  # seats at each match
     teams: Standings | None = None  # partnerships: the teams' standings, teams as players
     team_bots: dict[str, tuple[str, str]] = field(default_factory=dict)  # team -> its bots
+    withdrawn: dict[str, str] = field(default_factory=dict)  # bot -> withdrawn, disqualified
+    withdrawal_notes: tuple[str, ...] = ()  # what became of each, in words
 
 
 def _blank_faults() -> dict[str, int]:
@@ -185,10 +192,14 @@ def compute_standings(
     ratings: bool = True,
     teams: Sequence[TeamEntry] = (),
     players: int | None = None,
+    withdrawn: Mapping[str, str] | None = None,
+    withdrawal_notes: Sequence[str] = (),
 ) -> Standings:
     """Standings of ``bots`` (file order) from finished matches of ``players`` seats (default:
     as many as the matches have); with ``teams`` (partnerships) the teams' standings too, in
-    :attr:`Standings.teams`."""
+    :attr:`Standings.teams`. ``withdrawn``: the bots taken out of play (the forfeits and
+    struck matches already applied to ``records``: :func:`counted_matches`)."""
+    withdrawn = dict(withdrawn or {})
     records = list(records)
     players = players or max((r.players for r in records), default=4 if teams else 2)
     table = {b: BotStanding(b, faults=_blank_faults()) for b in bots}
@@ -197,7 +208,7 @@ def compute_standings(
     for r in records:
         for i, j, score in r.pairs():
             a, b = r.seats[i], r.seats[j]
-            rated += [] if score is None else [(a, b, score)]
+            rated += [] if score is None or is_withdrawal(r) else [(a, b, score)]
             for bot, other, mine in ((a, b, score), (b, a, None if score is None else 1 - score)):
                 s, h = table[bot], h2h[(bot, other)]
                 s.games += 1
@@ -233,12 +244,19 @@ def compute_standings(
                 )
     ranked = sorted(
         table.values(),
-        key=lambda s: (-s.points, -(s.elo if s.elo is not None else -1e9), bots.index(s.name)),
+        key=lambda s: (
+            withdrawn.get(s.name) == DISQUALIFIED,
+            -s.points,
+            -(s.elo if s.elo is not None else -1e9),
+            bots.index(s.name),
+        ),
     )
     for i, s in enumerate(ranked, start=1):
         s.rank = i
-    dup = duplicate_pairings(records) if duplicate and players == 2 else []
+    games = [r for r in records if not is_withdrawal(r)]
+    dup = duplicate_pairings(games) if duplicate and players == 2 else []
     out = Standings(name, ranked, h2h, dup, len(records), total, note, notes, players)
+    out.withdrawn, out.withdrawal_notes = withdrawn, tuple(withdrawal_notes)
     if teams:
         sides = [team_view(r) for r in records if r.sides]
         names = [t.name for t in teams]
@@ -506,6 +524,16 @@ def _json_data(standings: Standings) -> dict[str, Any]:
             for d in standings.duplicate
         ],
         "players": standings.players,
+        **(
+            {
+                "withdrawals": [
+                    {"bot": bot, "kind": kind} for bot, kind in standings.withdrawn.items()
+                ],
+                "withdrawal_notes": list(standings.withdrawal_notes),
+            }
+            if standings.withdrawn
+            else {}
+        ),
         **teams,
     }
 
@@ -529,24 +557,34 @@ def write_standings(directory: Path, standings: Standings) -> list[Path]:
     return paths
 
 
+def counted_matches(journal: Journal, records: list[MatchRecord] | None = None) -> Counted:
+    """The journal's matches that count, its withdrawals applied (``records``: its matches,
+    when the caller has just read them)."""
+    played = journal.records() if records is None else records
+    return counted(journal.schedule(), played, journal.withdrawals())
+
+
 def journal_standings(
     journal: Journal, *, ratings: bool = True, records: list[MatchRecord] | None = None
 ) -> Standings:
     """The standings of the tournament a journal records (``records``: its matches, when the
-    caller has just read them)."""
+    caller has just read them), its withdrawals applied."""
     identity = journal.meta("identity") or {}
     config = journal.meta("config") or {}
+    matches = counted_matches(journal, records)
     return compute_standings(
         str(config.get("name", "tournament")),
         journal.bot_names(),
-        journal.records() if records is None else records,
-        len(journal.schedule()),
+        matches.records,
+        matches.total,
         duplicate=bool(identity.get("duplicate")),
         ratings=ratings,
         players=int(identity.get("rules", {}).get("players", 2)),
         teams=[
             TeamEntry(t["name"], (t["bots"][0], t["bots"][1])) for t in identity.get("teams", ())
         ],
+        withdrawn={bot: w.kind for bot, w in matches.withdrawals.items()},
+        withdrawal_notes=matches.notes(),
     )
 
 
