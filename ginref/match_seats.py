@@ -8,6 +8,7 @@ user's mistake, told in one line.
 from __future__ import annotations
 
 import asyncio
+import os
 import re
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -76,7 +77,8 @@ def series_config(
 
 def hidden_path_advice(error: HiddenPathError) -> str:
     """What a bot would see that it may not, told in the words of ``ginref match``'s command
-    line (the error's own are a tournament file's)."""
+    line (the error's own are a tournament file's): the one path no bot of a match may see is
+    its --out."""
     if error.bot is None:
         if error.secret is None:
             return f"--bind {error.path} would show every bot all of it; bind a directory below it"
@@ -84,7 +86,17 @@ def hidden_path_advice(error: HiddenPathError) -> str:
             f"--bind {error.path} would show every bot {error.secret} (--out); bind a "
             "directory that does not hold it"
         )
-    return str(error)
+    if error.secret is None:
+        return (
+            f"bot {error.bot} would see all of {error.path}: put its files in a folder of their "
+            "own and name them from there (cd into the folder, or python3 folder/bot.py)"
+        )
+    # Most often ginref match was run from the bot's own folder, the logs' default home.
+    elsewhere = os.path.relpath(error.path.parent / "ginref-logs")
+    return (
+        f"bot {error.bot} would see its folder {error.path}, which holds the logs "
+        f"({error.secret}, --out): give --out a directory outside it, e.g. --out {elsewhere}"
+    )
 
 
 def play_one(
