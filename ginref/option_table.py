@@ -72,7 +72,6 @@ SEED: Option[int | None] = Option(
     variants={
         "match": Variant(
             key=None,
-            type=click.IntRange(0, 2**64 - 1),
             default=None,
             help="Match seed (every deal derives from it). Default: a random one, printed.",
         ),
@@ -470,6 +469,14 @@ CLIENT_CA: Option[str | None] = Option(
     type=_INPUT_FILE,
     convert=_resolved,
     help="Mutual TLS: require client certificates signed by this CA (PEM).",
+)
+START: Option[str | None] = Option(
+    ("--start",),
+    key="serve.start",
+    metavar="WHEN",
+    help="When play starts: now; all (once every remote bot is connected); HH:MM (today, "
+    "local time) or a date and time such as 2026-12-03T14:00; a time gone by is now. The "
+    "absence wait counts from then (default: the file's, else now).",
 )
 ABSENT_WAIT: Option[float | None] = Option(
     ("--absent-wait",),

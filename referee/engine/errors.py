@@ -21,7 +21,20 @@ class CardError(GinRefError, ValueError):
 
 
 class RulesError(GinRefError, ValueError):
-    """An unknown profile or parameter, a bad value, or an invalid combination of parameters."""
+    """An unknown profile or parameter, a bad value, or an invalid combination of parameters.
+
+    ``needs``: the parameter values that would lift it, where there is one way, so that a
+    command line can say what to type (``--set scope=match``) and a file what to write."""
+
+    def __init__(self, message: str, needs: tuple[tuple[str, str], ...] = ()) -> None:
+        super().__init__(message)
+        self.needs = needs
+
+    def fix(self, *, option: bool) -> str:
+        """What to add, as an option (``--set scope=match``) or in a tournament file; or ""."""
+        if option:
+            return " ".join(f"--set {k}={v}" for k, v in self.needs)
+        return ", ".join(f'{k} = "{v}" to [rules.set]' for k, v in self.needs)
 
 
 class IllegalActionError(GinRefError, ValueError):

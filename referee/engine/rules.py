@@ -176,7 +176,9 @@ class Rules:
                 "max_turns cap (R7.5, R4.5)"
             )
         if self.hollywood and self.scope == "single_hand":
-            raise RulesError("hollywood scoring needs scope = match (R9.8, R9.9)")
+            raise RulesError(
+                "hollywood scoring needs scope = match (R9.8, R9.9)", needs=(("scope", "match"),)
+            )
         return self
 
     def _validate_group(self) -> None:
@@ -185,7 +187,8 @@ class Rules:
         what = f"players = {self.players}"
         if self.scope == "single_hand":
             raise RulesError(
-                f"{what} plays a match of many hands, so it needs scope = match ({rule}, R9.9)"
+                f"{what} plays a match of many hands, so it needs scope = match ({rule}, R9.9)",
+                needs=(("scope", "match"),),
             )
         if self.hollywood:
             raise RulesError(f"{what} cannot be scored Hollywood style ({rule}, R9.8)")

@@ -106,7 +106,12 @@ def test_bad_arguments_get_a_clear_error(tmp_path: Path) -> None:
     assert "must not be empty" in bad("", "b")
     assert "move time must be positive" in bad("a", "b", "--move-time", "0")
     assert "Invalid value for '--seed'" in bad("a", "b", "--seed", "-1")
+    # As every other seed: a tournament's match seeds are below 2**63 too.
+    assert "0<=x<=9223372036854775807" in bad("a", "b", "--seed", str(2**63))
     assert "Missing argument 'BOT_B'" in bad("a")
+    assert "needs scope = match (R10.1, R9.9): add --set scope=match" in bad(
+        "a", "b", "c", "-p", "openspiel"
+    )
     assert list(tmp_path.iterdir()) == []  # nothing was started
 
 

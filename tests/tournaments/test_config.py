@@ -214,6 +214,17 @@ def test_command_line_changes_are_validated() -> None:
         config.with_changes(challengers=("z",))
 
 
+def test_a_missing_scope_says_what_to_write_or_type() -> None:
+    # One more parameter lifts the error: the file says what to write, the options what to type.
+    three = '[rules]\nprofile = "openspiel"\nplayers = 3\n' + BOTS
+    assert error(three).endswith(
+        'so it needs scope = match (R10.1, R9.9): add scope = "match" to [rules.set]'
+    )
+    config = parse('[rules]\nprofile = "openspiel"\n' + BOTS)
+    with pytest.raises(Exception, match=r"\(R10.1, R9.9\): add --set scope=match$"):
+        config.with_changes(rule_overrides=(("players", 3),))
+
+
 # --- the schedule -----------------------------------------------------------------------------
 
 

@@ -20,6 +20,7 @@ from typing import Any
 
 from referee.bots.limits import LIMIT_KEYS, Limits
 from referee.bots.sandbox import SandboxMode, SandboxSettings
+from referee.engine.errors import RulesError
 from referee.engine.rules import (
     PARAMETERS,
     PROFILES,
@@ -100,8 +101,14 @@ class TournamentConfig:
 
     @property
     def rules(self) -> Rules:
-        """The profile with the overrides applied (validated)."""
-        return Rules.profile(self.profile, **dict(self.rule_overrides))
+        """The profile with the overrides applied (validated); a combination that one more
+        override would allow says which (the file's were checked where they stand)."""
+        try:
+            return Rules.profile(self.profile, **dict(self.rule_overrides))
+        except RulesError as exc:
+            if not exc.needs:
+                raise
+            raise RulesError(f"{exc}: add {exc.fix(option=True)}") from None
 
     @property
     def players(self) -> int:
@@ -333,6 +340,12 @@ SETTABLE_KEYS: dict[str, str] = {
 }
 
 
+def _with_fix(exc: GinRefError) -> str:
+    """The error, and what to write in the file where one more parameter would lift it."""
+    fix = exc.fix(option=False) if isinstance(exc, RulesError) else ""
+    return f"{exc}: add {fix}" if fix else str(exc)
+
+
 def key_changes(
     config: TournamentConfig | RefereeOptions, values: Mapping[str, Any]
 ) -> dict[str, Any]:
@@ -469,7 +482,7 @@ def parse_text(text: str, source: str = "<text>", base: Path | None = None) -> T
                 try:
                     Rules.profile(profile, players=value)
                 except GinRefError as exc:
-                    raise r.error(path, str(exc)) from None
+                    raise r.error(path, _with_fix(exc)) from None
         seats = {"players": rules.get("players", table.get("players", 2))}
         overrides = tuple(
             ([("players", rules["players"])] if "players" in rules else []) + list(table.items())
@@ -478,7 +491,7 @@ def parse_text(text: str, source: str = "<text>", base: Path | None = None) -> T
             try:
                 Rules.profile(profile, **{**seats, key: value})
             except GinRefError as exc:
-                raise r.error(("rules", "set", key), str(exc)) from None
+                raise r.error(("rules", "set", key), _with_fix(exc)) from None
         if overrides:
             fields["rule_overrides"] = overrides
     if "time" in data:
