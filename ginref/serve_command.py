@@ -27,6 +27,7 @@ from ginref.option_table import (
     SEED,
     SERVE_ADDRESS,
     SHOWING,
+    START,
 )
 from ginref.shared import confine
 from ginref.tournament_command import play_and_report
@@ -49,6 +50,7 @@ from tournaments.tokens import TokenCheck, TokenStore, token_gaps
     CERT,
     KEY,
     CLIENT_CA,
+    START,
     ABSENT_WAIT,
     LIVE,
     CONCURRENCY,
@@ -104,7 +106,15 @@ def serve_command(file: str, given: Given) -> None:
         click.echo(f"Remote bots connect to {address} ({secure}{mutual})", err=True)
 
     def make_executor(runner: TournamentRunner, confinement: Confinement) -> Executor:
-        return HostedExecutor(config, runner.directory, confinement, settings, listening)
+        return HostedExecutor(
+            config,
+            runner.directory,
+            confinement,
+            settings,
+            listening,
+            say=lambda line: click.echo(line, err=True),
+            halting=lambda: runner.halting,
+        )
 
     @contextlib.asynccontextmanager
     async def beside(runner: TournamentRunner, executor: Executor | None) -> AsyncIterator[None]:

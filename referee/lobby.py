@@ -42,6 +42,9 @@ MAX_STREAMS = 16
 
 # A token -> the remote bot it belongs to (None: no remote bot has it).
 TokenCheck = Callable[[str], str | None]
+# Told as a bot's streams come and go: its name, how many it holds now, and where the new one
+# connected from (None: one ended).
+OnStreams = Callable[[str, int, str | None], None]
 
 # How a remote bot's stream ends when the competition is over: its client stops with success.
 # No message: gRPC carries none with status OK, whose meaning here is just that.
@@ -77,7 +80,8 @@ class _Stream:
 
 
 class _Bot:
-    def __init__(self) -> None:
+    def __init__(self, name: str) -> None:
+        self.name = name
         self.open: list[_Stream] = []  # every stream, idle or playing
         self.idle: list[_Stream] = []
         self.changed = asyncio.Event()
@@ -98,9 +102,17 @@ class Lobby:
         self.max_streams = max_streams
         self._bots: dict[str, _Bot] = {}
         self._barred: set[str] = set()
+        self.watchers: list[OnStreams] = []
 
     def _bot(self, name: str) -> _Bot:
-        return self._bots.setdefault(name, _Bot())
+        bot = self._bots.get(name)
+        if bot is None:
+            bot = self._bots[name] = _Bot(name)
+        return bot
+
+    def _tell(self, bot: _Bot, peer: str | None) -> None:
+        for watcher in self.watchers:
+            watcher(bot.name, len(bot.open), peer)
 
     # --- the server's side -----------------------------------------------------------------------
 
@@ -115,6 +127,7 @@ class Lobby:
         stream = _Stream(link)
         bot.open.append(stream)
         bot.waited_out = False
+        self._tell(bot, link.peer)
         self._idle(bot, stream)
 
     def _idle(self, bot: _Bot, stream: _Stream) -> None:
@@ -143,8 +156,9 @@ class Lobby:
     def _forget(self, bot: _Bot, stream: _Stream) -> None:
         with contextlib.suppress(ValueError):
             bot.idle.remove(stream)
-        with contextlib.suppress(ValueError):
+        if stream in bot.open:
             bot.open.remove(stream)
+            self._tell(bot, None)
         bot.touch()
 
     def drop(self, name: str) -> int:

@@ -4,27 +4,37 @@
 sandboxed local bots on the referee's own internal server) plus a public listener for remote
 bots: TLS on the ``[serve]`` address (plain text only on loopback), each Hello checked against
 the tournament's tokens (:class:`~tournaments.tokens.TokenCheck`), and the remote bots' streams
-kept in a :class:`~referee.lobby.Lobby` until the schedule needs them. Everything else — the
-schedule, the journal, resume after a kill, the standings — is the tournament runner's, as for
-a tournament of local bots only.
+kept in a :class:`~referee.lobby.Lobby` until the schedule needs them. Play starts when the
+``[serve]`` ``start`` says (now, at a time, or once every remote bot is connected): the local
+bots are checked first, then the first match waits, and the remote bots' absence waits count
+from then. Everything else — the schedule, the journal, resume after a kill, the standings —
+is the tournament runner's, as for a tournament of local bots only.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from datetime import datetime
 from pathlib import Path
 
+from referee.bot_check import BotCheck
 from referee.bots.confine import Confinement
 from referee.lobby import Lobby
 from referee.server import RefereeServer
-from tournaments.executors.local import LocalExecutor
+from tournaments.executors.lobby_lines import format_waiting
+from tournaments.executors.local import LocalExecutor, OnMatch
 from tournaments.file.config import TournamentConfig
-from tournaments.file.serve import ServeSettings, split_address
+from tournaments.file.serve import ServeSettings, split_address, start_time
+from tournaments.runner import RunStopped
+from tournaments.schedule import Job
 from tournaments.tokens import TokenCheck
 
 TOKEN_POLL = 1.0  # seconds between looks at the tokens file, to end a revoked bot's streams
+# Seconds between two looks at whether the run was stopped while play waits to start (the
+# runner is told of a Ctrl-C; nothing wakes a waiter).
+STOP_POLL = 0.2
 
 
 class HostedExecutor(LocalExecutor):
@@ -37,7 +47,12 @@ class HostedExecutor(LocalExecutor):
         confinement: Confinement | None = None,
         settings: ServeSettings | None = None,
         on_listening: Callable[[str], None] | None = None,
+        *,
+        say: Callable[[str], None] | None = None,
+        halting: Callable[[], bool] | None = None,
     ) -> None:
+        """``say``: where the lobby's lines go (the console); ``halting``: whether the run was
+        stopped (Ctrl-C), asked while play waits to start."""
         super().__init__(config, root, confinement)
         self.settings = settings or config.serve
         self.absent_wait = self.settings.absent_wait
@@ -46,6 +61,11 @@ class HostedExecutor(LocalExecutor):
         self.public: RefereeServer | None = None
         self._watch: asyncio.Task[None] | None = None
         self._on_listening = on_listening
+        self._say = say or (lambda line: None)
+        self._halting = halting or (lambda: False)
+        self._changed = asyncio.Event()  # the lobby changed: a waiting start looks again
+        self.lobby.watchers.append(lambda name, streams, peer: self._changed.set())
+        self._started: asyncio.Task[bool] | None = None
 
     @property
     def address(self) -> str:
@@ -70,6 +90,51 @@ class HostedExecutor(LocalExecutor):
         if self._on_listening is not None:
             self._on_listening(self.public.address)
 
+    async def check(self, bots: Sequence[str], directory: Path, concurrency: int) -> list[BotCheck]:
+        """Check the local bots, then (if they all passed) wait for play to start; a stop
+        while waiting is :class:`~tournaments.runner.RunStopped`, as during the check."""
+        checks = await super().check(bots, directory, concurrency)
+        if all(c.ok for c in checks) and not await self.started():
+            raise RunStopped("stopped while waiting for play to start")
+        return checks
+
+    async def run(self, job: Job, directory: Path, on_match: OnMatch) -> None:
+        """Play the job once play has started (at once, if it has); nothing if the run was
+        stopped before."""
+        if await self.started():
+            await super().run(job, directory, on_match)
+
+    async def started(self) -> bool:
+        """Wait for play to start (once for the whole run); False if the run was stopped."""
+        if self._started is None:
+            self._started = asyncio.ensure_future(self._wait_for_start())
+        return await asyncio.shield(self._started)
+
+    async def _wait_for_start(self) -> bool:
+        when = start_time(self.settings.start, datetime.now().astimezone())
+        said = ""
+        while True:
+            self._changed.clear()
+            if self._halting():
+                return False
+            now = datetime.now().astimezone()
+            missing = [n for n in self.remote if not self._present(n)]
+            if (when is None and not missing) or (when is not None and now >= when):
+                return True
+            # A moment is said once (not each tick), the bots still missing as they change.
+            line = format_waiting(when, now, missing) if when is None or not said else said
+            if line != said:
+                self._say(line)
+                said = line
+            timeout = STOP_POLL if when is None else min(STOP_POLL, (when - now).total_seconds())
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._changed.wait(), timeout)
+
+    def _present(self, name: str) -> bool:
+        """Whether ``name`` is there for play to start: connected, or barred (its token
+        revoked: it cannot come, and its matches forfeit at once)."""
+        return self.lobby.connected(name) > 0 or self.lobby.barred(name)
+
     async def _watch_tokens(self) -> None:
         """End the idle streams of a bot whose token was revoked or re-issued, and bar the bots
         without a token from their matches (none is waited for: it cannot connect)."""
@@ -84,6 +149,8 @@ class HostedExecutor(LocalExecutor):
         """End the remote bots' streams (status OK when the tournament is ``complete``; else
         the listener's stop ends them with UNAVAILABLE, so that their bots know to come back),
         stop the public listener, then the rest."""
+        if self._started is not None and not self._started.done():
+            self._started.cancel()
         if self._watch is not None:
             self._watch.cancel()
             with contextlib.suppress(asyncio.CancelledError):

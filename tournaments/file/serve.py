@@ -1,5 +1,6 @@
 """A tournament file's ``[serve]`` table: where a hosted referee (``ginref serve``) listens for
-remote bots, its TLS files, how long an absent bot is waited for, and the live page's address.
+remote bots, its TLS files, when play starts, how long an absent bot is waited for, and the
+live page's address.
 
 Paths are relative to the tournament file. Plain text (no ``cert``/``key``) is allowed only on a
 loopback address; :meth:`ServeSettings.check` says so in one line.
@@ -8,6 +9,7 @@ loopback address; :meth:`ServeSettings.check` says so in one line.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import datetime, time
 from pathlib import Path
 from typing import Any
 
@@ -18,7 +20,33 @@ from tournaments.file.toml_lines import Reader
 DEFAULT_ADDRESS = "127.0.0.1:50051"
 DEFAULT_LIVE = "127.0.0.1:8080"
 DEFAULT_ABSENT_WAIT = 300.0  # seconds
-SERVE_KEYS = ("address", "cert", "key", "client_ca", "absent_wait", "live")
+SERVE_KEYS = ("address", "cert", "key", "client_ca", "start", "absent_wait", "live")
+START_NOW = "now"
+START_ALL = "all"  # when every remote bot is connected
+
+
+def start_time(text: str, now: datetime) -> datetime | None:
+    """When play starts, for ``start`` read at ``now`` (an aware local time): ``now``; ``all``
+    (None: once every remote bot is connected); ``HH:MM`` (today, local time); or an ISO-8601
+    date and time (local unless it names its offset). A moment in the past is now, so that a
+    resumed tournament does not wait for a start that has gone by."""
+    if text == START_NOW:
+        return now
+    if text == START_ALL:
+        return None
+    try:
+        if "-" in text:
+            when = datetime.fromisoformat(text)
+        else:
+            when = datetime.combine(now.date(), time.fromisoformat(text))
+    except ValueError:
+        raise ConfigError(
+            f"start {text!r}: expected now, all (when every remote bot is connected), HH:MM "
+            "(today, local time) or a date and time such as 2026-12-03T14:00"
+        ) from None
+    if when.tzinfo is None:
+        when = when.replace(tzinfo=now.tzinfo)
+    return max(when, now)
 
 
 def split_address(text: str, what: str) -> tuple[str, int]:
@@ -37,6 +65,7 @@ class ServeSettings:
     cert: str | None = None
     key: str | None = None
     client_ca: str | None = None
+    start: str = START_NOW  # start_time's forms
     absent_wait: float = DEFAULT_ABSENT_WAIT
     live: str = DEFAULT_LIVE  # "" or "off": no live page
 
@@ -65,6 +94,7 @@ class ServeSettings:
         if self.absent_wait < 0:
             raise ConfigError(f"absent_wait must be at least 0 seconds, got {self.absent_wait:g}")
         self.live_address  # noqa: B018 (checks its form)
+        start_time(self.start, datetime.now().astimezone())  # its form
         if self.cert is None:
             if not is_loopback(host):
                 raise ConfigError(
@@ -83,7 +113,7 @@ def parse_serve(r: Reader, table: dict[str, Any]) -> ServeSettings:
     path: tuple[str | int, ...] = ("serve",)
     r.check_keys(table, SERVE_KEYS, path)
     fields: dict[str, Any] = {}
-    for key in ("address", "live"):
+    for key in ("address", "start", "live"):
         if key in table:
             fields[key] = r.get(table, key, str, path, "a string")
     for key in ("cert", "key", "client_ca"):

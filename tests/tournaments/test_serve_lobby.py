@@ -1,0 +1,62 @@
+"""``ginref serve``'s lobby as the organiser sees it: when play starts (``start``), what the
+console says of the remote bots as they come and go, and a Ctrl-C while play waits to start.
+The real command in a subprocess, remote bots started by the test with their tokens.
+
+Synchronisation is on what the command prints and on the processes' exits, never on sleeps.
+"""
+
+from __future__ import annotations
+
+import signal
+from pathlib import Path
+
+import pytest
+
+from tests.support.certs import Certificates, make_certificates
+from tests.support.serve_helpers import Serve, issue, records_of, remote_bot, write_file
+
+pytestmark = pytest.mark.slow  # real referees and real bot processes
+
+
+@pytest.fixture(scope="module")
+def certs(tmp_path_factory: pytest.TempPathFactory) -> Certificates:
+    return make_certificates(tmp_path_factory.mktemp("certs"))
+
+
+def test_start_all_waits_for_every_remote_bot_before_the_first_match(
+    tmp_path: Path, certs: Certificates
+) -> None:
+    # No absence is forgiven: a match that began before its remote bot was there would be
+    # forfeited at once, so a clean run shows that play waited for both.
+    file = write_file(tmp_path, certs, ["alice", "bob"], extra='start = "all"\nabsent_wait = 0')
+    tokens = issue(file)
+    serve = Serve(file, tmp_path)
+    serve.said(r"^Play starts when every remote bot is connected; waiting for alice, bob\.$")
+    alice = remote_bot(serve, tokens["alice"], certs, tmp_path, "alice")
+    # Alice alone is not everyone: bob's matches would forfeit if play began now.
+    serve.said(r"^Play starts when every remote bot is connected; waiting for bob\.$")
+    bob = remote_bot(serve, tokens["bob"], certs, tmp_path, "bob")
+    assert serve.wait() == 0, serve.err.read_text()
+    assert alice.wait(120) == 0 and bob.wait(120) == 0
+    records = records_of(tmp_path / "out")
+    assert len(records) == 6 and not [f for r in records for f in r.faults]
+
+
+def test_ctrl_c_while_play_waits_to_start_stops_cleanly_and_the_run_resumes(
+    tmp_path: Path, certs: Certificates
+) -> None:
+    file = write_file(tmp_path, certs, ["alice"], extra='start = "2099-01-01T00:00"')
+    tokens = issue(file)
+    serve = Serve(file, tmp_path)
+    serve.said(r"^Play starts at 2099-01-01 00:00")
+    serve.process.send_signal(signal.SIGINT)
+    assert serve.wait() == 130, serve.err.read_text()
+    err = serve.err.read_text()
+    assert "Traceback" not in err
+    assert "Stopped: stopped while waiting for play to start; nothing was played." in err
+    # The same tournament starts again, play now this time.
+    again = Serve(file, tmp_path, 2, "--start", "now")
+    alice = remote_bot(again, tokens["alice"], certs, tmp_path, "alice")
+    assert again.wait() == 0, again.err.read_text()
+    assert alice.wait(120) == 0
+    assert len(records_of(tmp_path / "out")) == 2
