@@ -67,7 +67,8 @@ def match_command(bots: tuple[str, ...], given: Given) -> None:
     result; or, with -n N, N matches between two bots and their standings.
 
     BOT_A (seat 0), BOT_B (seat 1) and so on are command lines, split like a shell would, e.g.
-    "python -m sample_bots.random_bot". Three bots play three-player gin (R10.1), four play two
+    "python -m sample_bots.random_bot" ({python}: the interpreter ginref runs on, as in a
+    tournament file). Three bots play three-player gin (R10.1), four play two
     partnerships, A and C against B and D (R10.2); the number of bots sets the rules' players.
     Each bot finds the referee's address and its secret token in GINREF_ADDRESS and
     GINREF_TOKEN (docs/referee.md). Exit status 3 when a bot could not start and connect (its

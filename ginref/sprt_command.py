@@ -39,6 +39,7 @@ from ginref.option_table import (
 )
 from ginref.shared import confine
 from ginref.tournament_command import play_and_report
+from referee.bots.spec import expand_python
 from referee.engine.rules import Rules
 from referee.errors import ConfigError, GinRefError, RulesError
 from tournaments.file.bots import BotEntry
@@ -68,7 +69,7 @@ def bot_entry(name: str, command: str) -> BotEntry:
     if not _NAME.match(name):
         raise ConfigError(f"bot name {name!r}: use 1 to 40 letters, digits, '-' or '_'")
     try:
-        argv = tuple(shlex.split(command))
+        argv = expand_python(shlex.split(command))
     except ValueError as exc:
         raise ConfigError(f"cannot parse the bot command {command!r}: {exc}") from None
     if not argv:

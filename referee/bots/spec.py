@@ -12,7 +12,7 @@ import os
 import re
 import shlex
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
@@ -22,6 +22,14 @@ from referee.errors import ConfigError
 ENV_ADDRESS = "GINREF_ADDRESS"
 ENV_TOKEN = "GINREF_TOKEN"
 ENV_SEAT = "GINREF_SEAT"
+# A bot command's word for the interpreter ginref runs on, on the command line as in a file.
+PYTHON_PLACEHOLDER = "{python}"
+
+
+def expand_python(argv: Iterable[str]) -> tuple[str, ...]:
+    """``argv`` with each word ``{python}`` the interpreter ginref runs on (``sys.executable``),
+    so that a Python bot runs in ginref's environment whatever ``python`` the PATH finds."""
+    return tuple(sys.executable if word == PYTHON_PLACEHOLDER else word for word in argv)
 
 
 @dataclass(frozen=True, slots=True)
@@ -37,9 +45,10 @@ class BotSpec:
 
     @staticmethod
     def parse(text: str, label: str = "") -> BotSpec:
-        """A command line as a shell would split it, e.g. ``"python -m sample_bots.random_bot"``."""
+        """A command line as a shell would split it, e.g. ``"python -m sample_bots.random_bot"``,
+        ``{python}`` the interpreter ginref runs on."""
         try:
-            argv = tuple(shlex.split(text))
+            argv = expand_python(shlex.split(text))
         except ValueError as exc:
             raise ConfigError(f"cannot parse the bot command {text!r}: {exc}") from None
         if not argv:

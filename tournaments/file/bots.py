@@ -6,16 +6,14 @@ from __future__ import annotations
 import dataclasses
 import re
 import shlex
-import sys
 from dataclasses import dataclass
 from typing import Any
 
 from referee.bots.sandbox import SANDBOX_MODES, TRANSPORTS, SandboxSettings, Transport
-from referee.bots.spec import BotSpec
+from referee.bots.spec import BotSpec, expand_python
 from referee.errors import ConfigError, GinRefError
 from tournaments.file.toml_lines import Reader
 
-PYTHON_PLACEHOLDER = "{python}"
 _NAME = re.compile(r"^[A-Za-z0-9_-]{1,40}$")
 _BOT_KEYS = ("name", "command", "cwd", "env", "dir", "transport", "remote")
 _SANDBOX_KEYS = ("mode", "uid_base", "uid_count", "tmp_mb", "binds")
@@ -85,7 +83,7 @@ def parse_bot(r: Reader, item: dict[str, Any], i: int) -> BotEntry:
         raise r.error((*path, "command"), f"expected a string or a list of strings, got {raw!r}")
     if not argv:
         raise r.error((*path, "command"), "must not be empty")
-    argv = [sys.executable if a == PYTHON_PLACEHOLDER else a for a in argv]
+    argv = list(expand_python(argv))
     cwd = None
     if "cwd" in item:
         text = r.get(item, "cwd", str, path, "a directory path")
