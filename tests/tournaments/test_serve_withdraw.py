@@ -35,8 +35,8 @@ def certs(tmp_path_factory: pytest.TempPathFactory) -> Certificates:
 
 
 def stopped_halfway(tmp_path: Path, certs: Certificates) -> tuple[Path, dict[str, str]]:
-    """A served tournament of a local bot, alice and bob, killed with matches of bob left; its
-    file and the remote bots' tokens."""
+    """A served tournament of a local bot, alice and bob, killed with matches of bob left, and
+    bob's token revoked since; its file and the remote bots' tokens."""
     file = write_file(tmp_path, certs, ["alice", "bob"], extra="absent_wait = 120")
     file.write_text(file.read_text().replace("matches = 2", "matches = 4"))
     tokens = issue(file)
@@ -49,6 +49,7 @@ def stopped_halfway(tmp_path: Path, certs: Certificates) -> tuple[Path, dict[str
     for bot in bots:
         bot.wait(BOUND)
     assert bobs(out) < 8  # bob has matches left (8 of the 12)
+    ginref("tokens", "revoke", str(file), "bob")
     return file, tokens
 
 
@@ -68,7 +69,6 @@ def test_a_revoked_bot_forfeits_its_matches_left_at_once_on_resume(
 ) -> None:
     file, tokens = stopped_halfway(tmp_path, certs)
     out = tmp_path / "out"
-    ginref("tokens", "revoke", str(file), "bob")
     serve = Serve(file, tmp_path, 2)
     alice = remote_bot(serve, tokens["alice"], certs, tmp_path, "alice2")
     assert serve.wait() == 3, serve.err.read_text()  # bob never connected: exit status 3
@@ -90,7 +90,6 @@ def test_a_withdrawn_remote_bot_needs_no_token_and_is_never_waited_for(
 ) -> None:
     file, tokens = stopped_halfway(tmp_path, certs)
     out = tmp_path / "out"
-    ginref("tokens", "revoke", str(file), "bob")
     said = ginref("withdraw", str(file), "bob")
     assert "bob withdrew: " in said and "nor asks for its token" in said
     played = bobs(out)
