@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import re
 import shlex
-import sys
 
 import click
 
@@ -47,21 +46,12 @@ from tournaments.file.config import TournamentConfig
 from tournaments.sprt_run import (
     check_fingerprints,
     default_out,
-    load_sprt,
     resize,
     start_afresh,
 )
 
 _NAME = re.compile(r"^[A-Za-z0-9_-]{1,40}$")
 Overrides = tuple[tuple[str, object], ...]
-
-# The test's verdict as the exit status, so that a script need not read sprt.json: 0 when the
-# new bot is stronger, as a check that passes. 1 (an error), 2 (a usage error), 3 (a bot never
-# connected) and 130 (stopped) mean what they mean for ginref tournament.
-EXIT_H1 = 0
-EXIT_H0 = 10
-EXIT_INCONCLUSIVE = 11
-EXIT_BY_DECISION = {"H1": EXIT_H1, "H0": EXIT_H0}
 
 
 def bot_entry(name: str, command: str) -> BotEntry:
@@ -170,10 +160,6 @@ def sprt_command(bot_new: str, bot_old: str, given: Given) -> None:
     except GinRefError as exc:
         confinement.close()
         raise click.ClickException(str(exc)) from None
-    play_and_report(config, confinement, given)  # exits itself unless the run is complete
-    try:
-        test = load_sprt(config.out_dir)
-    except GinRefError as exc:
-        raise click.ClickException(str(exc)) from None
-    decision = "inconclusive" if test is None else test.decision
-    sys.exit(EXIT_BY_DECISION.get(decision, EXIT_INCONCLUSIVE))
+    # It exits with the verdict (0 H1, 10 H0, 11 undecided), or as ginref tournament does when
+    # the run is stopped (130) or a bot never connected (3).
+    play_and_report(config, confinement, given)

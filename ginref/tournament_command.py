@@ -3,7 +3,9 @@
 Exit status of ``ginref tournament`` (docs/tournaments.md): 0 when the tournament is complete
 and every bot connected to every match; 1 when nothing could start (a bad file, option or
 journal, or a bot that failed its check); 3 when matches were forfeited because a bot never
-connected; 130 when the run was stopped (Ctrl-C, SIGTERM) before the end.
+connected; 130 when the run was stopped (Ctrl-C, SIGTERM) before the end. A sequential test
+(``format = "sprt"``, as ``ginref sprt`` runs) that ends otherwise exits with its verdict: 0
+H1 accepted, 10 H0 accepted, 11 undecided at its maximum.
 """
 
 from __future__ import annotations
@@ -71,6 +73,12 @@ from tournaments.sprt_run import write_report as write_sprt
 
 EXIT_NOT_CONNECTED = 3
 EXIT_INTERRUPTED = 130
+# A sequential test's verdict, so that a script need not read sprt.json: 0 when the new bot is
+# stronger, as a check that passes.
+EXIT_H1 = 0
+EXIT_H0 = 10
+EXIT_INCONCLUSIVE = 11
+EXIT_BY_DECISION = {"H1": EXIT_H1, "H0": EXIT_H0}
 
 
 @click.command("tournament")
@@ -106,7 +114,8 @@ def tournament_command(file: str | None, given: Given) -> None:
     Ctrl-C stops cleanly (a second Ctrl-C cuts the running matches), and running the same
     command again resumes where it stopped. Standings go to DIR/standings.csv, crosstable.csv
     and standings.json. Exit status: 0 complete, 1 nothing could start, 3 bots never
-    connected, 130 stopped.
+    connected, 130 stopped; a sequential test (format = "sprt") otherwise its verdict: 0 H1,
+    10 H0, 11 undecided.
     """
     executor, address = given[EXECUTOR], given[RAY_ADDRESS]
     check_executor(executor, address, given[WORKERS])
@@ -229,6 +238,9 @@ def play_and_report(
         sys.exit(EXIT_INTERRUPTED)
     if warning is not None:
         sys.exit(EXIT_NOT_CONNECTED)
+    if config.format == "sprt":
+        decision = "inconclusive" if test is None else test.decision
+        sys.exit(EXIT_BY_DECISION.get(decision, EXIT_INCONCLUSIVE))
 
 
 @click.command("standings")

@@ -13,7 +13,7 @@ import pytest
 from click.testing import CliRunner
 
 from ginref.cli import main
-from ginref.sprt_command import EXIT_H0, EXIT_H1, EXIT_INCONCLUSIVE
+from ginref.tournament_command import EXIT_H0, EXIT_H1, EXIT_INCONCLUSIVE
 from tests.support.referee_helpers import TESTBOT
 from tournaments.file.deals import load_deals
 from tournaments.journal.store import open_journal
@@ -81,7 +81,7 @@ def test_a_file_test_counting_matches_accepts_h0(tmp_path: Path) -> None:
     )
     out = tmp_path / "out"
     code, output = run("tournament", str(file), "--out", str(out), "-j", "2", "--no-progress")
-    assert code == 0, output
+    assert code == EXIT_H0, output  # the verdict, as ginref sprt gives it
     assert "matches, trinomial" in output
     assert "H0 accepted: worse is not stronger than better" in output
     assert "LLR -" in output and "Test over:" in output
