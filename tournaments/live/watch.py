@@ -14,12 +14,14 @@ latest finished matches) and from each log's spectator view
 (:class:`replays.spectate.Spectator`, fed the log's records as they are written), never from a
 log line itself. No seed, deck or reason for a forfeit is in it.
 
-Shared deals. Every pairing plays game ``k`` of a round on the same deal (one seed, as the
-openings of a cutechess round), and a duplicate pair shares one too, so a match's cards tell
-what the other matches of its deal will hold. A match in progress therefore shows its table only
-once no other match of its deal is left to play (in progress or to come); until then it shows
-who plays and which hand, with ``embargo`` saying how many matches of its deal remain. Results
-of whole matches (standings, finished matches) are shown at once.
+Shared deals. The two matches of a duplicate pair (or set) play one deal, and so does game ``k``
+of every pairing with ``shared_deals = true`` or a deal set (tournaments/schedule.py), so a
+match's cards tell what the other matches of its seed will hold. A match in progress therefore
+shows its table only once no other match of its seed is left to play (in progress or to come);
+until then it shows who plays and which hand, with ``embargo`` saying how many matches of its
+deal remain. The embargo goes by the schedule's seeds alone, so it follows the schedule: a match
+on a deal of its own (by default every match but the first of a duplicate pair) is shown from
+its first move. Results of whole matches (standings, finished matches) are shown at once.
 """
 
 from __future__ import annotations
