@@ -258,8 +258,8 @@ def format_report(r: SprtReport) -> str:
         lines.append("Pairs by points 0, 1/2, 1, 3/2, 2: " + ", ".join(map(str, r.counts)))
     if r.beyond:
         lines.append(
-            f"Not counted: {r.beyond} finished matches after the decision (or after an "
-            "unfinished one)"
+            f"Not counted: {r.beyond} finished match{'' if r.beyond == 1 else 'es'} after the "
+            "decision (or after an unfinished one)"
         )
     return "\n".join(lines)
 

@@ -278,6 +278,18 @@ def test_a_test_that_reaches_its_maximum_is_inconclusive() -> None:
     assert "inconclusive: no bound was crossed after 4 pairs (8 matches, the maximum of 8)" in text
 
 
+def test_one_match_after_the_decision_is_one_match() -> None:
+    test = SequentialTest(SprtSettings(elo0=0, elo1=400, max_matches=100), paired=False)
+    k = 0
+    while test.decision is None:
+        k += 1
+        test.add(k, 1.0)
+    test.add(k + 1, 1.0)
+    assert test.beyond == 1
+    text = format_report(report(test, "new", "old"))
+    assert "Not counted: 1 finished match after the decision (or after" in text
+
+
 # --- the tournament file ----------------------------------------------------------------------
 
 BOTS = '\n[[bots]]\nname = "new"\ncommand = "x"\n\n[[bots]]\nname = "old"\ncommand = "y"\n'
