@@ -135,37 +135,27 @@ def journal_of(config: TournamentConfig, out: Path) -> list[MatchSpec]:
     return schedule
 
 
-def test_a_journal_that_shares_deals_resumes_with_its_own_seeds(tmp_path: Path) -> None:
+@pytest.mark.parametrize("shared", [True, False])
+def test_a_journal_resumes_with_its_own_seeds_whatever_the_default(
+    tmp_path: Path, shared: bool
+) -> None:
     out = tmp_path / "t"
-    # Its identity is what ginref wrote before the setting existed (no key for it).
-    old = config_of("matches = 4\nseed = 5\nshared_deals = true\n").with_changes(out=str(out))
-    stored = journal_of(old, out)
-    assert [s.seed for s in stored[::3]] == SHARED_SEEDS
+    # Shared: its identity is what ginref wrote before the setting existed (no key for it).
+    began = config_of(f"matches = 4\nseed = 5\nshared_deals = {str(shared).lower()}\n")
+    stored = journal_of(began.with_changes(out=str(out)), out)
+    assert ([s.seed for s in stored[::3]] == SHARED_SEEDS) is shared
     # The same file, without the setting: it resumes, and plays the journal's deals.
     runner = TournamentRunner(config_of("matches = 4\n").with_changes(out=str(out)))
     try:
-        assert runner.schedule == stored and shares_deals(runner.config)
+        assert runner.schedule == stored and shares_deals(runner.config) is shared
         result = asyncio.run(runner.run(concurrency=2, executor=Recorder(), check=False))
         assert result.status == "complete"
     finally:
         runner.close()
-    # Told to deal each pairing its own, it is another tournament: the journal says so.
-    other = config_of("matches = 4\nshared_deals = false\n").with_changes(out=str(out))
+    # Told to deal the other way, it is another tournament: the journal says so.
+    other = config_of(f"matches = 4\nshared_deals = {str(not shared).lower()}\n")
     with pytest.raises(JournalError, match=r"different tournament.*shared_deals"):
-        TournamentRunner(other)
-
-
-def test_a_journal_of_each_pairings_own_deals_resumes_as_it_began(tmp_path: Path) -> None:
-    out = tmp_path / "t"
-    stored = journal_of(config_of("matches = 4\nseed = 5\n").with_changes(out=str(out)), out)
-    runner = TournamentRunner(config_of("matches = 4\n").with_changes(out=str(out)))
-    try:
-        assert runner.schedule == stored and not shares_deals(runner.config)
-    finally:
-        runner.close()
-    shared = config_of("matches = 4\nshared_deals = true\n").with_changes(out=str(out))
-    with pytest.raises(JournalError, match=r"different tournament.*shared_deals"):
-        TournamentRunner(shared)
+        TournamentRunner(other.with_changes(out=str(out)))
 
 
 def test_a_sequential_test_that_shares_deals_takes_a_new_maximum(tmp_path: Path) -> None:
