@@ -91,15 +91,18 @@ class Serve:
     def wait(self) -> int:
         return self.process.wait(BOUND)
 
-    def said(self, pattern: str) -> re.Match[str]:
-        """Wait until the command has printed a line matching ``pattern`` (on stderr)."""
+    def said(self, pattern: str, times: int = 1) -> re.Match[str]:
+        """Wait until the command has printed ``times`` lines matching ``pattern`` (on
+        stderr); the last of them."""
 
         def seen() -> re.Match[str] | None:
             exited = self.process.poll() is not None
-            found = re.search(pattern, self.err.read_text(), re.MULTILINE)
-            if found is None and exited:
+            found = list(re.finditer(pattern, self.err.read_text(), re.MULTILINE))[times - 1 :]
+            if found:
+                return found[0]
+            if exited:
                 raise AssertionError(f"ginref serve exited without {pattern!r}: {self.err}")
-            return found
+            return None
 
         said: re.Match[str] = until(seen, f"{pattern!r} said")
         return said

@@ -31,15 +31,31 @@ def test_start_all_waits_for_every_remote_bot_before_the_first_match(
     file = write_file(tmp_path, certs, ["alice", "bob"], extra='start = "all"\nabsent_wait = 0')
     tokens = issue(file)
     serve = Serve(file, tmp_path)
-    serve.said(r"^Play starts when every remote bot is connected; waiting for alice, bob\.$")
-    alice = remote_bot(serve, tokens["alice"], certs, tmp_path, "alice")
+    waiting = "^Play starts when every remote bot is connected; waiting for "
+    serve.said(waiting + r"alice, bob\.$")
+    serve.said(r"^Lobby: no remote bot connected; missing: alice, bob$")
+    alice = remote_bot(serve, tokens["alice"], certs, tmp_path, "alice1")
+    serve.said(r"^Lobby: alice connected from 127\.0\.0\.1 \(1 stream\)$")
     # Alice alone is not everyone: bob's matches would forfeit if play began now.
-    serve.said(r"^Play starts when every remote bot is connected; waiting for bob\.$")
+    serve.said(waiting + r"bob\.$")
+    # She leaves, and is missing again; then she is back.
+    alice.terminate()
+    alice.wait(120)
+    serve.said(r"^Lobby: alice lost a stream \(0 streams: absent\)$")
+    serve.said(waiting + r"alice, bob\.$", times=2)
+    alice = remote_bot(serve, tokens["alice"], certs, tmp_path, "alice2")
+    serve.said(r"^Lobby: alice connected from", times=2)
     bob = remote_bot(serve, tokens["bob"], certs, tmp_path, "bob")
     assert serve.wait() == 0, serve.err.read_text()
     assert alice.wait(120) == 0 and bob.wait(120) == 0
     records = records_of(tmp_path / "out")
     assert len(records) == 6 and not [f for r in records for f in r.faults]
+    err = serve.err.read_text()
+    # The lobby as play starts; the streams that the end of the tournament closes are not lost.
+    assert (
+        "Play starts now.\nLobby: alice (1 stream), bob (1 stream) connected; none missing" in err
+    )
+    assert err.count("lost a stream") == 1
 
 
 def test_ctrl_c_while_play_waits_to_start_stops_cleanly_and_the_run_resumes(

@@ -23,7 +23,7 @@ from referee.bot_check import BotCheck
 from referee.bots.confine import Confinement
 from referee.lobby import Lobby
 from referee.server import RefereeServer
-from tournaments.executors.lobby_lines import format_waiting
+from tournaments.executors.lobby_lines import format_lobby, format_streams, format_waiting
 from tournaments.executors.local import LocalExecutor, OnMatch
 from tournaments.file.config import TournamentConfig
 from tournaments.file.serve import ServeSettings, split_address, start_time
@@ -35,6 +35,8 @@ TOKEN_POLL = 1.0  # seconds between looks at the tokens file, to end a revoked b
 # Seconds between two looks at whether the run was stopped while play waits to start (the
 # runner is told of a Ctrl-C; nothing wakes a waiter).
 STOP_POLL = 0.2
+# Seconds between two summaries of the lobby on the console while play waits to start.
+LOBBY_SUMMARY = 60.0
 
 
 class HostedExecutor(LocalExecutor):
@@ -64,8 +66,19 @@ class HostedExecutor(LocalExecutor):
         self._say = say or (lambda line: None)
         self._halting = halting or (lambda: False)
         self._changed = asyncio.Event()  # the lobby changed: a waiting start looks again
-        self.lobby.watchers.append(lambda name, streams, peer: self._changed.set())
+        self.lobby.watchers.append(self._streams_changed)
         self._started: asyncio.Task[bool] | None = None
+        self._closing = False  # the end closes every stream: that is no news
+
+    def _streams_changed(self, name: str, streams: int, peer: str | None) -> None:
+        self._changed.set()
+        if not self._closing:
+            self._say(format_streams(name, streams, peer))
+
+    def lobby_summary(self) -> str:
+        """Each remote bot connected with its streams, and those missing, in a line."""
+        counts = {name: self.lobby.connected(name) for name in self.remote}
+        return format_lobby(counts, {n for n in self.remote if self.lobby.barred(n)})
 
     @property
     def address(self) -> str:
@@ -112,7 +125,8 @@ class HostedExecutor(LocalExecutor):
 
     async def _wait_for_start(self) -> bool:
         when = start_time(self.settings.start, datetime.now().astimezone())
-        said = ""
+        loop = asyncio.get_running_loop()
+        said, summary = "", loop.time()
         while True:
             self._changed.clear()
             if self._halting():
@@ -120,12 +134,18 @@ class HostedExecutor(LocalExecutor):
             now = datetime.now().astimezone()
             missing = [n for n in self.remote if not self._present(n)]
             if (when is None and not missing) or (when is not None and now >= when):
+                self._say("Play starts now.")
+                self._say(self.lobby_summary())
                 return True
-            # A moment is said once (not each tick), the bots still missing as they change.
+            # A moment is said once (not each tick), the bots still missing as they change;
+            # the whole lobby at first and then every LOBBY_SUMMARY seconds.
             line = format_waiting(when, now, missing) if when is None or not said else said
             if line != said:
                 self._say(line)
-                said = line
+            if not said or loop.time() >= summary:
+                self._say(self.lobby_summary())
+                summary = loop.time() + LOBBY_SUMMARY
+            said = line
             timeout = STOP_POLL if when is None else min(STOP_POLL, (when - now).total_seconds())
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._changed.wait(), timeout)
@@ -149,6 +169,7 @@ class HostedExecutor(LocalExecutor):
         """End the remote bots' streams (status OK when the tournament is ``complete``; else
         the listener's stop ends them with UNAVAILABLE, so that their bots know to come back),
         stop the public listener, then the rest."""
+        self._closing = True
         if self._started is not None and not self._started.done():
             self._started.cancel()
         if self._watch is not None:

@@ -1,4 +1,5 @@
-"""What ``ginref serve`` says of its lobby on the console: when play starts and what it waits for.
+"""What ``ginref serve`` says of its lobby on the console: a remote bot's stream that comes or
+goes, the lobby at a glance, and when play starts or what it waits for.
 
 Pure functions of the lobby's counts and the clock, apart from the executor that prints them
 (:mod:`tournaments.executors.hosted`), so that their words are tested on their own.
@@ -6,7 +7,7 @@ Pure functions of the lobby's counts and the clock, apart from the executor that
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Mapping, Sequence
 from datetime import datetime
 
 from tournaments.outputs.console import format_duration
@@ -25,3 +26,31 @@ def format_waiting(when: datetime | None, now: datetime, missing: Sequence[str])
         return f"Play starts when every remote bot is connected; waiting for {', '.join(missing)}."
     left = format_duration((when - now).total_seconds())
     return f"Play starts at {_moment(when, now)} (in {left}); waiting."
+
+
+def _streams(n: int) -> str:
+    return "1 stream" if n == 1 else f"{n} streams"
+
+
+def format_streams(name: str, streams: int, peer: str | None) -> str:
+    """A stream of ``name`` came (from ``peer``) or went (None); ``streams``: how many it holds
+    now."""
+    if peer is not None:
+        return f"Lobby: {name} connected from {peer} ({_streams(streams)})"
+    left = f"{_streams(streams)} left" if streams else "0 streams: absent"
+    return f"Lobby: {name} lost a stream ({left})"
+
+
+def format_lobby(counts: Mapping[str, int], revoked: Collection[str]) -> str:
+    """The lobby at a glance: each remote bot connected with its streams (``counts``, in the
+    file's order), then the missing ones (``revoked``: those whose token is revoked)."""
+    there = [f"{name} ({_streams(n)})" for name, n in counts.items() if n]
+    missing = [
+        f"{name} (token revoked)" if name in revoked else name
+        for name, n in counts.items()
+        if not n
+    ]
+    connected = f"{', '.join(there)} connected" if there else "no remote bot connected"
+    return f"Lobby: {connected}; " + (
+        f"missing: {', '.join(missing)}" if missing else "none missing"
+    )
