@@ -19,7 +19,13 @@ from click.core import ParameterSource
 
 from ginref.deals_command import deals_group
 from ginref.live_command import live_command
-from ginref.match_seats import hidden_path_advice, match_rules, play_one, series_config
+from ginref.match_seats import (
+    format_pair_summary,
+    hidden_path_advice,
+    match_rules,
+    play_one,
+    series_config,
+)
 from ginref.option_spec import Given, with_options
 from ginref.option_table import (
     BIND,
@@ -51,6 +57,7 @@ from referee.bots.spec import BotSpec
 from referee.engine.rules import parse_assignments
 from referee.errors import GinRefError
 from tournaments.outputs.console import format_match_outcome, format_not_started
+from tournaments.results.standings import load_standings
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -146,7 +153,12 @@ def play_series(bots: Sequence[str], matches: int, given: Given) -> None:
         raise click.ClickException(hidden_path_advice(exc)) from None
     except GinRefError as exc:
         raise click.ClickException(str(exc)) from None
-    play_and_report(config, confinement, given)
+    play_and_report(config, confinement, given)  # exits itself unless the run is complete
+    try:
+        standings = load_standings(config.out_dir)
+    except GinRefError as exc:
+        raise click.ClickException(str(exc)) from None
+    click.echo(format_pair_summary(standings, *(bot.name for bot in config.bots)))
 
 
 main.add_command(tournament_command)

@@ -25,6 +25,7 @@ from referee.series import Series
 from referee.settings import RefereeOptions
 from tournaments.file.bots import BotEntry
 from tournaments.file.config import TournamentConfig
+from tournaments.results.standings import Standings
 from tournaments.sprt_run import default_out
 
 _NAME = re.compile(r"[^A-Za-z0-9_-]+")  # what a bot's name may not hold
@@ -73,6 +74,23 @@ def series_config(
     return TournamentConfig(
         name="match", bots=entries, format="round-robin", source="<ginref match>"
     ).with_keys(keys)
+
+
+def format_pair_summary(standings: Standings, a: str, b: str) -> str:
+    """The last line of ``ginref match -n N``: A's results against B and the Elo difference.
+
+    With two bots the ratings are +d/2 and -d/2 (their mean is 0), so the difference and its
+    interval are twice A's rating and interval."""
+    pair = standings.head_to_head.get((a, b))
+    won, drawn, lost = (pair.wins, pair.draws, pair.losses) if pair else (0, 0, 0)
+    line = f"{a} against {b}: {won}-{drawn}-{lost} (W-D-L)"
+    rated = next((s for s in standings.bots if s.name == a), None)
+    if rated is None or rated.elo is None or rated.elo_low is None or rated.elo_high is None:
+        return line
+    return (
+        f"{line}; Elo difference {2 * rated.elo:+.0f} "
+        f"[{2 * rated.elo_low:+.0f}, {2 * rated.elo_high:+.0f}] (95%)"
+    )
 
 
 def hidden_path_advice(error: HiddenPathError) -> str:

@@ -4,6 +4,7 @@ its standings (W-D-L and Elo with its interval) at the end; the same command res
 
 from __future__ import annotations
 
+import re
 import sys
 from pathlib import Path
 
@@ -55,7 +56,16 @@ def test_the_summary_is_the_standings_of_a_against_b(played: tuple[Path, str]) -
     assert "Tournament complete: 4 of 4 matches" in text
     assert "W-D-L" in text and "Elo [95% interval]" in text
     head_to_head = text[text.index("Head to head") :].splitlines()
-    assert head_to_head[2].split()[0] == "greedy_bot" and head_to_head[2].split()[-1] != "x"
+    row = head_to_head[2].split()
+    assert row[0] == "greedy_bot" and row[-1] != "x"
+    # The last line says it once more: A against B, and the Elo difference with its interval,
+    # twice A's rating and interval (the table's are rounded: a unit apart at most).
+    elo = next(line for line in text.splitlines() if line.startswith("1  greedy_bot")).split()
+    table = [int(elo[6]), int(elo[7].strip("[,")), int(elo[8].strip("]"))]
+    last = text.splitlines()[-1]
+    assert last.startswith(f"greedy_bot against random_bot: {row[-1]} (W-D-L); Elo difference ")
+    said = [int(word) for word in re.findall(r"[+-]\d+", last.split("difference")[1])]
+    assert len(said) == 3 and all(abs(d - 2 * t) <= 1 for d, t in zip(said, table, strict=True))
 
 
 def test_the_same_command_resumes_and_plays_nothing_again(played: tuple[Path, str]) -> None:
