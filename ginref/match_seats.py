@@ -1,4 +1,6 @@
-"""``ginref match`` with two, three or four bots: the rules for that many, and the one match.
+"""``ginref match`` with two, three or four bots: the rules for that many, and the one match;
+with ``-n N``, the two bots' tournament (:func:`series_config`) and its last line; a bot that
+would see the logs, told in the command line's words.
 
 Three bots play three-player gin (R10.1) and four two partnerships (R10.2): the number of
 command lines sets the rules' ``players``, and a ``--set`` of players that says otherwise is the
