@@ -26,6 +26,7 @@ from typing import IO, Any
 
 from referee.bots.cgroup import BotCgroup
 from referee.bots.confine import Confinement
+from referee.bots.forwarder import FORWARDER_FAILED, forwarder_fault
 from referee.bots.limits import Limits, describe_exit, size_text
 from referee.bots.sandbox import (
     BASE_PATH,
@@ -292,6 +293,10 @@ class BotProcess:
             self.breach = self.cgroup.breach()
         if self.breach is not None:
             return f"exited with code {code} (the referee killed it for breaking {self.breach})"
+        if code == FORWARDER_FAILED and self.sandboxed and self.spec.transport == "tcp":
+            why = forwarder_fault(self.output)
+            if why is not None:
+                return f"exited with code {code} ({why})"
         return describe_exit(code, self.limits, self.guard, self.output)
 
     def exit_status(self) -> ExitStatus | None:

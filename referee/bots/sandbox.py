@@ -23,7 +23,8 @@ Each sandboxed bot is started as (docs/security.md)::
   :data:`SOCKET_IN_SANDBOX` (``GINREF_ADDRESS=unix:...``); the network namespace has only a
   loopback device. A bot whose gRPC library cannot dial a Unix socket (Debian's grpc-java)
   declares ``transport = "tcp"``: a forwarder (socat, inside its sandbox and charged to it)
-  listens on 127.0.0.1 in its own network namespace and connects to its socket.
+  listens on 127.0.0.1 in its own network namespace and connects to its socket; its launcher
+  (:mod:`referee.bots.forwarder`) starts the bot only once the forwarder listens.
 - **Its environment** is built from nothing: ``PATH``, ``HOME``, ``TMPDIR``, ``LANG``, the
   bot's own ``env``, the launch contract and :data:`ENV_SANDBOX_DIRS` (what it sees besides the
   system and the runtime, so that a bot's error can say so); nothing of the referee's.
@@ -56,6 +57,12 @@ DEFAULT_UID_COUNT = 1000
 DEFAULT_TMP_BYTES = 64 << 20
 SOCKET_IN_SANDBOX = "/run/ginref/referee.sock"
 TCP_PORT_IN_SANDBOX = 50051
+# The forwarder of a bot with transport = "tcp" (tests put a stand-in here), and how long its
+# launcher waits for it to listen: well within the default connect timeout (10 s), so that a
+# forwarder that cannot listen is a fault that says so rather than a bot that never connected.
+FORWARDER: tuple[str, ...] = ("socat",)
+FORWARDER_WAIT = 5.0
+_LAUNCHER = Path(__file__).with_name("forwarder.py")
 LOCK_DIR = Path("/run/ginref/uids")
 
 # Read-only in every sandbox when they exist. /etc is whole: the dynamic linker's cache, the
@@ -421,12 +428,23 @@ class SandboxPlan:
             "--",
         ]
         if self.transport == "tcp":
-            forward = (
-                f"socat TCP-LISTEN:{TCP_PORT_IN_SANDBOX},bind=127.0.0.1,fork,reuseaddr,nodelay "
-                f'UNIX-CONNECT:{SOCKET_IN_SANDBOX} & exec "$@"'
-            )
-            tail += ["/bin/sh", "-c", forward, "sh"]
+            tail += tcp_launcher()
         return args, [*tail, *command]
+
+
+def tcp_launcher() -> list[str]:
+    """What runs a ``transport = "tcp"`` bot's command: :mod:`referee.bots.forwarder`, which
+    starts :data:`FORWARDER` (listening on 127.0.0.1, connecting to the bot's socket, each
+    message sent at once: without TCP_NODELAY a bot that answers every request would pay a
+    delayed acknowledgement per decision) and starts the bot once it listens."""
+    forward = [
+        *FORWARDER,
+        f"TCP-LISTEN:{TCP_PORT_IN_SANDBOX},bind=127.0.0.1,fork,reuseaddr,nodelay",
+        f"UNIX-CONNECT:{SOCKET_IN_SANDBOX}",
+    ]
+    wait = f"{FORWARDER_WAIT:g}"
+    launcher = [sys.executable, "-I", "-S", str(_LAUNCHER), str(TCP_PORT_IN_SANDBOX), wait]
+    return [*launcher, str(len(forward)), *forward]
 
 
 def sandbox_environment(

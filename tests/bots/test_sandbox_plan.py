@@ -12,7 +12,6 @@ import asyncio
 import importlib.util
 import os
 import re
-import shlex
 import shutil
 import socket
 import subprocess
@@ -26,12 +25,14 @@ import pytest
 
 import referee
 import sample_bots
+from referee.bots import forwarder
 from referee.bots.confine import Confinement
 from referee.bots.limits import Limits
 from referee.bots.process import BotProcess
 from referee.bots.sandbox import (
     BASE_PATH,
     ENV_SANDBOX_DIRS,
+    FORWARDER_WAIT,
     SOCKET_IN_SANDBOX,
     SYSTEM_LINKS,
     TCP_PORT_IN_SANDBOX,
@@ -61,8 +62,7 @@ def test_the_tcp_forwarder_listens_on_loopback_and_sends_at_once(tmp_path: Path)
     bot that answers every request pays a delayed acknowledgement per decision."""
     plan = SandboxPlan(SandboxSettings(), 71000, tmp_path / "s.sock", str(tmp_path), [], {}, "tcp")
     argv = plan.argv(["bot"])
-    script = argv[argv.index("-c") + 1]
-    listen = script.split()[1]
+    listen = next(word for word in argv if word.startswith("TCP-LISTEN:"))
     assert listen.startswith(f"TCP-LISTEN:{TCP_PORT_IN_SANDBOX},")
     assert {"bind=127.0.0.1", "nodelay"} <= set(listen.split(",")[1:])
     assert argv[-1] == "bot"
@@ -419,17 +419,20 @@ def test_the_bot_runs_under_its_uid_without_groups_or_privileges(tmp_path: Path)
 
 
 def test_a_tcp_bot_gets_the_forwarder_then_its_command_under_the_same_uid(tmp_path: Path) -> None:
-    """The forwarder runs inside the sandbox after setpriv (charged to the bot, under its uid),
-    connects to the bot's socket, and the shell then becomes the bot with its arguments as
-    given (``exec "$@"``, with ``sh`` as $0)."""
+    """The forwarder's launcher runs inside the sandbox after setpriv (charged to the bot, under
+    its uid): it starts socat, which connects to the bot's socket, on the port the bot is told,
+    waits at most FORWARDER_WAIT for it, then becomes the bot with its arguments as given."""
     plan = tree(tmp_path, transport="tcp").plan
     _, tail = plan.split_argv(["bot", "a b"])
     options, command = setpriv_and_rest(tail)
     assert sorted(options) == sorted(SETPRIV)
-    assert command[:2] == ["/bin/sh", "-c"] and command[3:] == ["sh", "bot", "a b"]
-    words = shlex.split(command[2])
-    assert words[0] == "socat" and f"UNIX-CONNECT:{SOCKET_IN_SANDBOX}" in words
-    assert command[2].rstrip().endswith('& exec "$@"'), command[2]
+    launcher = [sys.executable, "-I", "-S", str(Path(forwarder.__file__))]
+    assert command[:4] == launcher
+    port, wait, words = command[4:7]
+    assert int(port) == TCP_PORT_IN_SANDBOX and float(wait) == FORWARDER_WAIT
+    socat = command[7 : 7 + int(words)]
+    assert socat[0] == "socat" and socat[-1] == f"UNIX-CONNECT:{SOCKET_IN_SANDBOX}"
+    assert command[7 + int(words) :] == ["bot", "a b"]
     host, port = plan.address().split(":")
     assert host == "127.0.0.1" and int(port) == TCP_PORT_IN_SANDBOX
 
