@@ -37,6 +37,8 @@ TOKEN_POLL = 1.0  # seconds between looks at the tokens file, to end a revoked b
 STOP_POLL = 0.2
 # Seconds between two summaries of the lobby on the console while play waits to start.
 LOBBY_SUMMARY = 60.0
+# Seconds the stopped servers' calls may take to wind down (_calls_wound_down).
+WIND_DOWN = 2.0
 
 
 class HostedExecutor(LocalExecutor):
@@ -183,3 +185,19 @@ class HostedExecutor(LocalExecutor):
             await self.public.stop(grace=0.5)
             self.public = None
         await super().close(complete)
+        await _calls_wound_down()
+
+
+async def _calls_wound_down() -> None:
+    """Wait, a bounded while, for the tasks that grpc keeps for each call of a stopped server.
+
+    grpc ends a call's task only after its server has stopped, once the call's close has come
+    back from its core; a task still pending when the event loop closes is cancelled there and
+    grpc prints a traceback for it (a Ctrl-C while remote bots' streams wait in the lobby)."""
+    calls = [
+        task
+        for task in asyncio.all_tasks()
+        if getattr(task.get_coro(), "__qualname__", "") == "_schedule_rpc_coro"
+    ]
+    if calls:
+        await asyncio.wait(calls, timeout=WIND_DOWN)
