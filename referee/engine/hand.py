@@ -184,7 +184,8 @@ class Hand:
 
     @property
     def knock_discard(self) -> Card | None:
-        """The knocker's face-down discard (R5.2), once someone has knocked."""
+        """The knocker's discard (R5.2), once someone has knocked (face down, or on top of the
+        pile under ``knock_discard = face_up``)."""
         return self._knock_discard
 
     def copy(self) -> Hand:

@@ -1,8 +1,9 @@
 """Layoffs (R6): what the defender may lay off on the knocker's melds, and how well.
 
 The referee's optimum (R6.6, every way of laying off, chains included), the Neller framework's
-greedy play, and the check of a play a defender declares (``defender_play = declared``). Pure
-functions over card masks, like :mod:`referee.engine.melds`.
+greedy play (after melds the defender declares, ``defender_play = declared_melds``, or that the
+referee picks, ``auto_greedy``), and the check of a play a defender declares (``defender_play =
+declared``). Pure functions over card masks, like :mod:`referee.engine.melds`.
 """
 
 from __future__ import annotations
@@ -125,20 +126,28 @@ def defender_optimum(defender: int | Iterable[Card], knocker: Sequence[Meld]) ->
     return DefenderPlay(own.melds, tuple(sorted(best_assign)), own.deadwood)
 
 
-def defender_greedy(defender: int | Iterable[Card], knocker: Sequence[Meld]) -> DefenderPlay:
-    """Neller-framework layoffs (``auto_greedy``): own melds first, then first-fit layoffs.
+def defender_greedy(
+    defender: int | Iterable[Card],
+    knocker: Sequence[Meld],
+    order: Sequence[Meld] | None = None,
+) -> DefenderPlay:
+    """First-fit layoffs after the defender's own melds, with the own melds that do best.
 
-    Cards are laid off in card order, each on the first knocker meld (in the knocker's order)
-    that takes it, repeating until none fits; that placement can miss the optimum when a card
-    fits two melds (E13). The defender's own melds are the choice that does best under that
-    placement: in the framework the defender's agent declares them, and E11 credits it with
-    breaking a meld to lay its cards off.
+    ``order`` given (``declared_melds``): the framework's sweep (:func:`framework_layoffs`) over
+    the knocker's melds in that order; the result is the referee's proposal to a defender who
+    declares its melds. ``None`` (``auto_greedy``, how earlier logs were scored): cards are laid
+    off in card order, each on the first meld of the arrangement's own order (sets before runs)
+    that takes it, repeating until none fits. Either placement can miss the optimum when a card
+    fits two melds (E13); E11 credits the defender with breaking a meld to lay its cards off.
     """
     mask = defender if isinstance(defender, int) else mask_of(defender)
     best: DefenderPlay | None = None
     arrangements = all_arrangements(mask) if knocker else iter([best_arrangement(mask)])
     for own in arrangements:
-        play = _greedy_layoffs(own, knocker)
+        if order is None:
+            play = _greedy_layoffs(own, knocker)
+        else:
+            play = framework_layoffs(own, knocker, order)
         if best is None or play.deadwood_count < best.deadwood_count:
             best = play
     assert best is not None
@@ -161,6 +170,58 @@ def _greedy_layoffs(own: Arrangement, knocker: Sequence[Meld]) -> DefenderPlay:
                     changed = True
                     break
     return DefenderPlay(own.melds, tuple(sorted(layoffs)), tuple(dead))
+
+
+def framework_layoffs(
+    own: Arrangement, knocker: Sequence[Meld], order: Sequence[Meld]
+) -> DefenderPlay:
+    """Neller's framework's layoffs of the deadwood of ``own`` (``declared_melds``, R6.6).
+
+    ``knocker`` is the knocker's arrangement (the layoffs' meld indices point into it; empty
+    against gin) and ``order`` the same melds as the knocker declared them. Each sweep takes the
+    defender's deadwood in the framework's card order and lays off the first card that extends a
+    meld, on the first meld in ``order`` that it extends; then it sweeps again from the first
+    card, until no card fits. The framework numbers its suits clubs, hearts, spades, diamonds,
+    and card order here is ours (clubs, diamonds, hearts, spades), but only the order within a
+    suit can change where a card goes: a card extends its own rank's set or its own suit's runs,
+    and the cards of one suit come in rank order in both.
+    """
+    if not knocker:
+        return DefenderPlay(own.melds, (), own.deadwood)
+    index = {m.cards: i for i, m in enumerate(knocker)}
+    current = [m.mask for m in order]
+    dead = sorted(own.deadwood)
+    layoffs: list[tuple[Card, int]] = []
+    while True:
+        fit = next(
+            (
+                (card, j)
+                for card in dead
+                for j, meld_mask in enumerate(current)
+                if is_meld(meld_mask | 1 << card)
+            ),
+            None,
+        )
+        if fit is None:
+            return DefenderPlay(own.melds, tuple(sorted(layoffs)), tuple(sorted(dead)))
+        card, j = fit
+        current[j] |= 1 << card
+        dead.remove(card)
+        layoffs.append((card, index[order[j].cards]))
+
+
+def declared_melds_play(
+    defender: int | Iterable[Card],
+    knocker: Sequence[Meld],
+    order: Sequence[Meld],
+    melds: Iterable[Meld | Iterable[Card]],
+) -> DefenderPlay:
+    """The defender's declared own ``melds``, the rest laid off by :func:`framework_layoffs`.
+
+    Raises :class:`CardError` if the melds are not valid, disjoint melds of the defender's hand.
+    """
+    mask = defender if isinstance(defender, int) else mask_of(defender)
+    return framework_layoffs(Arrangement.of(mask, melds), knocker, order)
 
 
 def check_defender_play(

@@ -173,6 +173,17 @@ def knock_arrangement(rules: Rules, h: Hand, action: Knock, opts: DiscardOptions
     return arrangement
 
 
+def declared_order(
+    arrangement: M.Arrangement, melds: tuple[tuple[Card, ...], ...] | None
+) -> tuple[M.Meld, ...]:
+    """The knocker's valid ``melds`` in the order declared; ``()`` when that is the order of
+    ``arrangement`` (always so when the referee arranged them)."""
+    if melds is None:
+        return ()
+    order = tuple(M.Meld.of(m) for m in melds)
+    return () if order == arrangement.melds else order
+
+
 def declared_arrangement(
     hand: int, melds: tuple[tuple[Card, ...], ...] | None, rule: str
 ) -> M.Arrangement:

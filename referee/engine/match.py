@@ -67,6 +67,8 @@ _DRAW_STOCK = DrawStock()
 _DRAW_DISCARD = DrawDiscard()
 _PASS = Pass()
 _DECLARE_DEAD = DeclareDead()
+# The defender_play values under which the defender declares its play (phase DEFENDER, R6.6).
+_DECLARING = frozenset({"declared", "declared_melds"})
 
 
 class Match:
@@ -233,7 +235,8 @@ class Match:
 
         Knocks and big gin are listed with ``melds=None`` (the referee arranges, R5.4); the same
         knock with any valid arrangement of deadwood <= L is legal too. In the defender phase the
-        optimal declaration is listed; any valid declaration is legal.
+        referee's proposal is listed (the optimum; under ``declared_melds`` the own melds that do
+        best under the framework's layoffs); any valid declaration is legal.
         """
         if self.result is not None:
             return []
@@ -259,9 +262,9 @@ class Match:
             return [_DRAW_DISCARD, _PASS] if may_take_discard(self.rules, h) else [_PASS]
         if phase is Phase.DEFENDER:
             play = self._optimal_defense()
-            return [
-                DefenderPlay(tuple(m.cards for m in play.melds), tuple(c for c, _ in play.layoffs))
-            ]
+            # Under declared_melds the referee lays off: the proposal is the own melds alone.
+            laid = () if self.rules.defender_play == "declared_melds" else play.layoffs
+            return [DefenderPlay(tuple(m.cards for m in play.melds), tuple(c for c, _ in laid))]
         raise EngineError(f"no legal actions defined for phase {phase}")
 
     def is_legal(self, action: Action) -> bool:
@@ -416,17 +419,22 @@ class Match:
             return
         h._phase = Phase.DRAW
 
-    def _do_knock(self, card: Card, arrangement: M.Arrangement) -> None:
+    def _do_knock(
+        self, card: Card, arrangement: M.Arrangement, order: tuple[M.Meld, ...] = ()
+    ) -> None:
         h = self._hand
         seat = h._to_act
         assert seat is not None
         h._hands[seat] &= ~(1 << card)
         h._known[seat] &= ~(1 << card)
         h._knock_discard = card
+        if self.rules.knock_discard == "face_up":  # R5.2: where the defender sees it
+            h._pile.append(card)
         self._begin_showdown(
             seat,
             arrangement,
             HandOutcome.GIN if arrangement.deadwood_count == 0 else HandOutcome.KNOCK,
+            order,
         )
 
     def _do_big_gin(self, arrangement: M.Arrangement) -> None:
@@ -434,13 +442,19 @@ class Match:
         assert seat is not None
         self._begin_showdown(seat, arrangement, HandOutcome.BIG_GIN)
 
-    def _begin_showdown(self, seat: int, arrangement: M.Arrangement, kind: HandOutcome) -> None:
+    def _begin_showdown(
+        self,
+        seat: int,
+        arrangement: M.Arrangement,
+        kind: HandOutcome,
+        order: tuple[M.Meld, ...] = (),
+    ) -> None:
         h = self._hand
-        h._knock = KnockInfo(seat, kind, arrangement)
+        h._knock = KnockInfo(seat, kind, arrangement, order)
         h._taken = None
         h._must_knock = False
         h._events.append(Event(seat, kind.value, h._knock_discard))
-        if self.rules.defender_play == "declared":
+        if self.rules.defender_play in _DECLARING:
             h._phase = Phase.DEFENDER
             h._to_act = 1 - seat
             return
@@ -451,16 +465,22 @@ class Match:
             self._score(self._optimal_defense())
 
     def _optimal_defense(self) -> L.DefenderPlay:
+        """The defender's play the referee proposes: the optimum (R6.6), or under
+        ``declared_melds`` the own melds that do best under the framework's layoffs."""
         h = self._hand
         knock = h._knock
         assert knock is not None
         target = knock.arrangement.melds if knock.kind is HandOutcome.KNOCK else ()
-        return L.defender_optimum(h._hands[1 - knock.knocker], target)
+        defender = h._hands[1 - knock.knocker]
+        if self.rules.defender_play == "declared_melds":
+            order = knock.melds_as_declared if target else ()
+            return L.defender_greedy(defender, target, order)
+        return L.defender_optimum(defender, target)
 
     def _score(self, play: L.DefenderPlay) -> None:
         """R8: score the showdown, then move the match on."""
         h = self._hand
-        if self.rules.defender_play == "declared":
+        if self.rules.defender_play in _DECLARING:
             knock = h._knock
             assert knock is not None
             h._events.append(Event(1 - knock.knocker, "defender_play"))

@@ -2,7 +2,8 @@
 
 The gRPC referee sends exactly this to a bot, so everything a seat must not know is dropped
 here: the opponent's concealed cards, the stock order, the card the opponent drew from the stock,
-and the face-down knock discard (revealed in the hand result once the hand is over).
+and the face-down knock discard (revealed in the hand result once the hand is over; under
+``knock_discard = face_up`` it lies on the discard pile instead, where every seat sees it).
 """
 
 from __future__ import annotations

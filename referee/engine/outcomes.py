@@ -23,7 +23,7 @@ class Phase(enum.Enum):
     DRAW = "draw"  # R4.1
     DISCARD = "discard"  # R4.2, R5 (holding 11 cards)
     WALL = "wall"  # R7.3-R7.5
-    DEFENDER = "defender"  # R6 with defender_play = declared
+    DEFENDER = "defender"  # R6 with defender_play = declared or declared_melds
     MATCH_OVER = "match_over"
 
 
@@ -68,6 +68,15 @@ class KnockInfo:
     knocker: int
     kind: HandOutcome  # KNOCK, GIN or BIG_GIN
     arrangement: M.Arrangement
+    # The melds in the order the knocker declared them (the arrangement keeps a canonical
+    # order); empty when that is the arrangement's own order. Neller's framework tries the
+    # knocker's melds in this order when it lays off (defender_play = declared_melds, R6.6).
+    declared_order: tuple[M.Meld, ...] = ()
+
+    @property
+    def melds_as_declared(self) -> tuple[M.Meld, ...]:
+        """The knocker's melds in the order declared."""
+        return self.declared_order or self.arrangement.melds
 
 
 @dataclass(frozen=True, slots=True)

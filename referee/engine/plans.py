@@ -29,6 +29,7 @@ from referee.engine.cards import card_str
 from referee.engine.errors import CardError, EngineError, IllegalActionError
 from referee.engine.legal import (
     declared_arrangement,
+    declared_order,
     discard_options,
     knock_arrangement,
     may_take_discard,
@@ -115,7 +116,8 @@ def _discard(m: Match, action: Action) -> Plan:
         return lambda: m._do_discard(card)
     if isinstance(action, Knock):
         arrangement = knock_arrangement(m.rules, h, action, opts)
-        return lambda: m._do_knock(action.card, arrangement)
+        order = declared_order(arrangement, action.melds)
+        return lambda: m._do_knock(action.card, arrangement, order)
     if isinstance(action, BigGin):
         if not opts.big_gin:
             if m.rules.big_gin_bonus is None:
@@ -168,6 +170,21 @@ def _defender(m: Match, action: Action) -> Plan:
     assert knock is not None
     defender = 1 - knock.knocker
     gin = knock.kind is not HandOutcome.KNOCK
+    if m.rules.defender_play == "declared_melds":
+        if action.layoffs:
+            raise IllegalActionError(
+                "R6.6",
+                "defender_play = declared_melds: declare your own melds only; the referee lays "
+                "off the rest of your cards",
+            )
+        target = () if gin else knock.arrangement.melds
+        try:
+            play = L.declared_melds_play(
+                h._hands[defender], target, knock.melds_as_declared, action.melds
+            )
+        except CardError as exc:
+            raise IllegalActionError("R6.1", str(exc)) from None
+        return lambda: m._score(play)
     try:
         play = L.check_defender_play(
             h._hands[defender], knock.arrangement.melds, action.melds, action.layoffs, not gin

@@ -209,8 +209,28 @@ PARAMETER_DOCS: dict[str, ParameterDoc] = {
                 ),
                 (
                     "auto_greedy",
-                    "the defender's best melds, then the first layoff that fits, repeated (the "
-                    "Neller framework)",
+                    "the referee picks the defender's melds, then lays off the first card that "
+                    "fits, repeated, trying sets before runs (neller-eaai's logs before "
+                    "declared_melds)",
+                ),
+                (
+                    "declared_melds",
+                    "the defender declares its melds only (phase DEFENDER); the referee lays "
+                    "off the rest first fit, trying the knocker's melds in the order the knocker "
+                    "declared them (the Neller framework)",
+                ),
+            ),
+        ),
+        _P(
+            "knock_discard",
+            "Whether the knocker's discard is face down or face up on the discard pile.",
+            ("R5.2",),
+            (
+                ("face_down", "face down, out of play, shown when the hand ends"),
+                (
+                    "face_up",
+                    "face up on the discard pile, where the defender sees it before the "
+                    "showdown (the Neller framework)",
                 ),
             ),
         ),
@@ -383,7 +403,11 @@ PROFILE_DOCS: dict[str, ProfileDoc] = {
         ProfileDoc("oklahoma-std", "Oklahoma gin on standard's scoring (gin 25, undercut 25)"),
         ProfileDoc("openspiel", "one hand as OpenSpiel's gin_rummy plays it, zero-sum"),
         ProfileDoc("rlcard", "one hand as RLCard's gin-rummy environment plays it"),
-        ProfileDoc("neller-eaai", "the Neller EAAI framework: standard with greedy layoffs"),
+        ProfileDoc(
+            "neller-eaai",
+            "the Neller EAAI framework's game: standard with its deal, face-up knock discard, "
+            "and the defender's own melds then greedy layoffs",
+        ),
     )
 }
 

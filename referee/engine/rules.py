@@ -27,7 +27,8 @@ DiscardTakenCard = Literal["forbidden", "allowed_gra", "allowed"]  # R4.3
 KnockLimitMode = Literal["fixed", "oklahoma"]  # R5.5
 OklahomaAce = Literal["gin_only", "one"]  # R5.5
 KnockerArrangement = Literal["free", "auto"]  # R5.4
-DefenderPlayMode = Literal["auto_optimal", "declared", "auto_greedy"]  # R6.6
+DefenderPlayMode = Literal["auto_optimal", "declared", "auto_greedy", "declared_melds"]  # R6.6
+KnockDiscard = Literal["face_down", "face_up"]  # R5.2
 WallRule = Literal["dead", "fiftieth_card_pagat", "fiftieth_card_gamecolony", "rlcard"]  # §7
 Shutout = Literal["none", "game_bonus_doubled", "total_doubled", "hand_points_doubled"]  # R9.5
 Payoff = Literal["points", "zero_sum", "rlcard_shaped"]  # R8.7, §12.6
@@ -45,6 +46,7 @@ CHOICES: dict[str, tuple[str, ...]] = {
     "oklahoma_ace": get_args(OklahomaAce),
     "knocker_arrangement": get_args(KnockerArrangement),
     "defender_play": get_args(DefenderPlayMode),
+    "knock_discard": get_args(KnockDiscard),
     "wall_rule": get_args(WallRule),
     "shutout": get_args(Shutout),
     "payoff": get_args(Payoff),
@@ -85,6 +87,9 @@ class Rules:
     knocker_arrangement: KnockerArrangement = "free"  # R5.4
     force_gin: bool = False  # R5.1
     defender_play: DefenderPlayMode = "auto_optimal"  # R6.6
+    # R5.2. A log written before this parameter existed has no such key in its header's rules,
+    # which then reads as this default: the face-down discard every log was played with.
+    knock_discard: KnockDiscard = "face_down"
     gin_bonus: int = 25  # R8.2
     big_gin_bonus: int | None = None  # R5.9, R8.2 (None = big gin disabled)
     undercut_bonus: int = 25  # R8.3
@@ -122,6 +127,10 @@ class Rules:
             changes[name] = coerce(name, raw)
         if changes.get("players") == 4 and "target" not in changes:
             changes["target"] = PARTNERSHIP_TARGET  # R10.2: unless the target is given too
+        if changes.get("players", 2) > 2 and "deal_order" not in changes:
+            # R2.4: seat 0 first (neller-eaai's deal) is a two-player deal; three or four
+            # players are dealt the usual way unless deal_order is given too (and refused).
+            changes["deal_order"] = "non_dealer_first"
         return dataclasses.replace(self, **changes).validate()
 
     def validate(self) -> Rules:
@@ -346,5 +355,12 @@ PROFILES: dict[str, dict[str, Any]] = {
         "max_turns": 100,
         "payoff": "rlcard_shaped",
     },
-    "neller-eaai": {"defender_play": "auto_greedy"},
+    # Neller's EAAI framework (GinRummyGame.java): seat 0 is dealt the first card whoever starts,
+    # the knocker discards face up before showing its melds, and the defender declares its own
+    # melds before the framework lays off the rest, first fit, in the knocker's meld order.
+    "neller-eaai": {
+        "deal_order": "seat0_first",
+        "knock_discard": "face_up",
+        "defender_play": "declared_melds",
+    },
 }

@@ -113,8 +113,8 @@ def test_rules_with_a_name_like_nothing_points_to_the_list() -> None:
         ),
         (
             ("--set", "defender_play=declare"),
-            "defender_play = 'declare' is not one of: auto_optimal, declared, auto_greedy; "
-            "did you mean declared?",
+            "defender_play = 'declare' is not one of: auto_optimal, declared, auto_greedy, "
+            "declared_melds; did you mean declared?",
         ),
     ],
 )

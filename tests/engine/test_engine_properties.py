@@ -297,14 +297,17 @@ def walk(rules: Rules, seed: int, greedy: bool, choices: Sequence[int]) -> Itera
 
 
 def check_cards_accounted(match: Match) -> None:
-    """Both hands + face-up pile + undrawn stock + face-down knock discard = the 52 cards once."""
+    """Both hands + face-up pile + undrawn stock + face-down knock discard = the 52 cards once.
+
+    (A face-up knock discard, R5.2 ``knock_discard = face_up``, is on the pile.)
+    """
     h = match.hand
     if h is None:  # cut_high_chooses: nothing is dealt before the choice (R2.2)
         assert match.phase is Phase.CHOOSE_DEALER
         return
     assert sorted(h.deck) == list(range(52))
     parts = [*(1 << c for c in h.pile), *(1 << c for c in h.stock)]
-    if h.knock_discard is not None:
+    if h.knock_discard is not None and match.rules.knock_discard == "face_down":
         parts.append(1 << h.knock_discard)
     parts += [h.held(0), h.held(1)]
     total = sum(p.bit_count() for p in parts)

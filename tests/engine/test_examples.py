@@ -463,6 +463,38 @@ E13_DEFENDER = "7H 6H KC KD KH 9S 4D 3H JD AS"
 
 
 @pytest.mark.parametrize(
+    ("shown", "deadwood", "points"),
+    [
+        # The framework tries the knocker's melds in the order shown: the hearts run before the
+        # sevens takes 7♥, then 6♥ (D = 27); the sevens first take 7♥ and strand 6♥ (D = 33).
+        (melds("2C 3C 4C", "8H 9H TH", "7C 7D 7S"), 27, 22),
+        (melds("7C 7D 7S", "8H 9H TH", "2C 3C 4C"), 33, 28),
+        (melds("8H 9H TH", "2C 3C 4C", "7C 7D 7S"), 27, 22),
+    ],
+)
+def test_e13_neller_eaai_lays_off_in_the_order_the_knocker_declared(
+    shown: tuple[tuple[int, ...], ...], deadwood: int, points: int
+) -> None:
+    """R6.6 declared_melds: the defender's own melds, then first fit in the knocker's order."""
+    result = knock_after_stock_draw(
+        "neller-eaai",
+        E13_KNOCKER,
+        E13_DEFENDER,
+        draw="QS",
+        discard="QS",
+        upcard="2D",
+        arrangement=shown,
+    )
+    assert result.defender is not None
+    assert [m.cards for m in result.defender.melds] == [tuple(cards("KC KD KH"))]
+    assert (result.defender_deadwood, result.outcome, result.points) == (
+        deadwood,
+        HandOutcome.KNOCK,
+        points,
+    )
+
+
+@pytest.mark.parametrize(
     ("layoffs", "deadwood", "points"),
     [
         ("7H 6H", 27, 22),  # the optimum: 7♥ then 6♥ on 8♥9♥10♥

@@ -146,7 +146,7 @@ def check_step(match: Match, rules: Rules) -> None:
         check(match.phase is Phase.CHOOSE_DEALER, "no hand dealt outside the dealer choice")
         return
     parts = [h.held(0), h.held(1), *(1 << c for c in h.pile), *(1 << c for c in h.stock)]
-    if h.knock_discard is not None:
+    if h.knock_discard is not None and rules.knock_discard == "face_down":  # else on the pile
         parts.append(1 << h.knock_discard)
     union = 0
     for p in parts:

@@ -34,7 +34,10 @@ def deck(non_dealer: str, dealer: str, upcard: str | None = None, stock: str = "
 
 def match(profile: str, order: Sequence[Card], **overrides: object) -> Match:
     """A match whose first hand is dealt from ``order`` by seat 0 (so seat 1 is the non-dealer)."""
-    return Match(Rules.profile(profile, **overrides), seed=0, decks=[order], first_dealer=DEALER)
+    rules = Rules.profile(profile, **overrides)
+    if rules.deal_order == "seat0_first" and rules.deal_mode == "upcard":  # seat 0 is dealt first
+        order = [order[i ^ 1] for i in range(20)] + list(order[20:])
+    return Match(rules, seed=0, decks=[order], first_dealer=DEALER)
 
 
 def cards(text: str) -> list[Card]:
