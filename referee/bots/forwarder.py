@@ -71,19 +71,27 @@ def wait_listening(pid: int, port: int, seconds: float) -> str | None:
     """Wait until ``port`` listens, ``pid`` (the forwarder) exits or ``seconds`` pass; None when
     it listens, else why not, in words."""
     deadline = time.monotonic() + seconds
-    pidfd = os.pidfd_open(pid)
     try:
-        while not listening(port):
+        pidfd: int | None = os.pidfd_open(pid)  # readable once the forwarder exits
+    except OSError:  # a kernel before 5.3: its exit is seen at the next look instead
+        pidfd = None
+    try:
+        while True:
+            done, status = os.waitpid(pid, os.WNOHANG)
+            if done:
+                return f"{_exit_words(status)} before it listened on 127.0.0.1:{port}"
+            if listening(port):
+                return None
             left = deadline - time.monotonic()
             if left <= 0:
+                # A forwarder that never listened must not stay behind the launcher.
+                os.kill(pid, signal.SIGKILL)
+                os.waitpid(pid, 0)
                 return f"did not listen on 127.0.0.1:{port} within {seconds:g} s"
-            exited, _, _ = select.select([pidfd], [], [], min(POLL_SECONDS, left))
-            if exited:
-                _, status = os.waitpid(pid, 0)
-                return f"{_exit_words(status)} before it listened on 127.0.0.1:{port}"
+            select.select([] if pidfd is None else [pidfd], [], [], min(POLL_SECONDS, left))
     finally:
-        os.close(pidfd)
-    return None
+        if pidfd is not None:
+            os.close(pidfd)
 
 
 def main(argv: Sequence[str]) -> int:
@@ -107,13 +115,8 @@ def main(argv: Sequence[str]) -> int:
         os._exit(127)
     problem = wait_listening(pid, port, seconds)
     if problem is not None:
-        # A forwarder that never listened must not stay behind the launcher.
-        try:
-            os.kill(pid, signal.SIGKILL)
-            os.waitpid(pid, 0)
-        except (ProcessLookupError, ChildProcessError):
-            pass
-        print(f"{NOTE} ({forwarder[0]}) {problem}; the bot was not started", file=sys.stderr)
+        name = os.path.basename(forwarder[0])
+        print(f"{NOTE} ({name}) {problem}; the bot was not started", file=sys.stderr)
         return FORWARDER_FAILED
     sys.stderr.flush()
     try:
