@@ -14,7 +14,8 @@ from ginref.option_table import OUT
 from referee.errors import ConfigError, GinRefError
 from tournaments.file.config import load_file
 from tournaments.journal.store import JournalError, open_journal
-from tournaments.journal.withdrawals import DISQUALIFIED, WITHDRAWN, Withdrawal, counted
+from tournaments.journal.withdrawals import DISQUALIFIED, WITHDRAWN
+from tournaments.results.standings import counted_matches
 
 
 def take_out(file: str, bot: str, given: Given, kind: str) -> str:
@@ -32,11 +33,11 @@ def take_out(file: str, bot: str, given: Given, kind: str) -> str:
                 f"{journal.path} holds no tournament yet (no match was scheduled): take {bot} "
                 f"out of {file} instead"
             )
-        withdrawal: Withdrawal = journal.withdraw(bot, kind)
-        matches = counted(journal.schedule(), journal.records(), journal.withdrawals())
+        journal.withdraw(bot, kind)
+        matches = counted_matches(journal)
     finally:
         journal.close()
-    note = next(n for n in matches.notes() if n.startswith(f"{withdrawal.bot} "))
+    note = next(n for n in matches.notes() if n.startswith(f"{bot} "))
     remote = any(b.name == bot and b.remote for b in config.bots)
     return (
         f"{note}. A run in progress starts no more of its matches (one in play finishes); "
