@@ -49,7 +49,7 @@ from referee.engine.outcomes import HandOutcome, Phase
 from referee.engine.rules import Rules
 
 Melds = tuple[tuple[Card, ...], ...]
-HANDS = 2000  # at least this many hands are compared
+HANDS = 3000  # at least this many hands are compared
 
 # --- the framework's game ------------------------------------------------------------------------
 
@@ -250,8 +250,9 @@ AGENTS = (
     Agent(runs_first=True, defence="best"),
     Agent(runs_first=False, defence="sets"),
     Agent(runs_first=True, defence="none", knock_at=6),
+    Agent(runs_first=False, defence="best", knock_at=0),  # gin only: hands run to the wall
 )
-PAIRS = ((0, 1), (1, 2), (2, 0), (1, 0))
+PAIRS = ((0, 1), (1, 2), (2, 0), (1, 0), (3, 3), (3, 1))
 
 
 Difference = tuple[int, int, Outcome | None, Outcome | None]  # game, hand, framework, engine
