@@ -18,7 +18,16 @@ from referee.engine.observation import observe
 from referee.engine.outcomes import HandOutcome, Phase
 from referee.engine.rules import Rules
 from referee.errors import IllegalActionError
-from tests.support.scenario import DEALER, NON_DEALER, card, deck, match, melds, play
+from tests.support.scenario import (
+    DEALER,
+    NON_DEALER,
+    card,
+    churn_until_stock,
+    deck,
+    match,
+    melds,
+    play,
+)
 
 E11_KNOCKER = "5S 6S 7S KS KC KD 9C TC JC JD"
 E11_DEFENDER = "2S 2C 2D 2H 8S 8C 8D 9S 7C AC"
@@ -155,14 +164,10 @@ def test_the_starter_alternates_after_a_scored_hand_and_stays_after_a_dead_one()
     m = knocked()
     m.apply(m.legal_actions()[0])
     assert m.hand is not None and m.hand.dealer == NON_DEALER  # scored: the deal passes
-    while m.hand.number == 1:  # both draw and discard what they drew until the stock runs out
-        if m.phase is Phase.UPCARD_OFFER:
-            m.apply(Pass())
-        elif m.phase is Phase.DRAW:
-            m.apply(DrawStock())
-        else:
-            drawn = m.hand.events[-1].card
-            assert drawn is not None
-            m.apply(Discard(drawn))
+    churn_until_stock(m, 3)
+    m.apply(DrawStock())  # the third-last card, discarded without a knock: the hand is dead
+    drawn = m.hand.events[-1].card
+    assert drawn is not None
+    m.apply(Discard(drawn))
     assert m.hand_results[-1].outcome is HandOutcome.DEAD
     assert m.hand.dealer == NON_DEALER  # dead: the same player starts again
