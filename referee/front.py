@@ -19,6 +19,10 @@ connection to account:
 The gRPC server tells the front what each connection did (:meth:`Front.opened`,
 :meth:`Front.admit`, :meth:`Front.refused`), finding it by the loopback port the front dialled
 it from, which is the peer the server sees.
+
+A TLS handshake that fails is the gRPC server's to see, but it logs none that names the peer:
+the front, which sees every connection's first bytes, tells who failed and why
+(:attr:`Front.on_handshake_failed`, :class:`_Handshake`).
 """
 
 from __future__ import annotations
@@ -27,6 +31,7 @@ import asyncio
 import contextlib
 import time
 from collections import defaultdict
+from collections.abc import Callable
 
 CONNECTIONS = 1024
 PENDING = 64
@@ -39,6 +44,86 @@ NEW_PER_SECOND = 20.0
 BURST = 2.0  # seconds' worth of bytes or connections that may come at once
 # Bytes waiting to be written to one side before the other side is read no further.
 HIGH_WATER = 1 << 20
+# A TLS record's content types, and how an HTTP/2 client without TLS begins.
+TLS_ALERT = 0x15
+TLS_HANDSHAKE = 0x16
+TLS_APPLICATION_DATA = 0x17
+# A TLS 1.3 alert sealed in an application-data record: two bytes, its real content type, and
+# the AEAD's 16-byte tag (every TLS 1.3 cipher suite that a gRPC client offers has one).
+SEALED_ALERT = 2 + 1 + 16
+HTTP2_PREFACE = b"PRI * HTTP/2.0"
+
+# Told of a connection whose TLS handshake failed: where from (``host:port``), and why.
+OnHandshakeFailed = Callable[[str, str], None]
+
+
+class _Handshake:
+    """A client's side of a TLS handshake, read record by record until it is over.
+
+    A TLS 1.3 client sends its Finished and then its first HTTP/2 bytes as two encrypted
+    (application-data) records; one that gives up on the referee's certificate sends at most
+    an alert (one record) before it closes. So a client that closes with fewer than two has
+    not finished its handshake; a first byte that is no handshake record is no TLS at all.
+    The gRPC server closes the connection at the client's alert, often before the client
+    does: the alert, not who closed first, says that the client gave up.
+    """
+
+    def __init__(self) -> None:
+        self.first = b""  # the connection's first bytes
+        self._header = b""  # the record header read so far
+        self._skip = 0  # bytes of the current record's body still to come
+        self.encrypted = 0  # application-data records seen
+        self.alert = False  # the client sent an alert: it gave up
+
+    @property
+    def over(self) -> bool:
+        """Whether the client finished its handshake (or it is no TLS: nothing to follow)."""
+        return self.encrypted >= 2 or (self.first[:1] not in (b"", bytes([TLS_HANDSHAKE])))
+
+    def feed(self, data: bytes) -> None:
+        if len(self.first) < len(HTTP2_PREFACE):
+            self.first += data[: len(HTTP2_PREFACE) - len(self.first)]
+        at = 0
+        while at < len(data) and not self.over:
+            if self._skip:
+                step = min(self._skip, len(data) - at)
+                self._skip -= step
+                at += step
+                continue
+            need = 5 - len(self._header)
+            self._header += data[at : at + need]
+            at += need
+            if len(self._header) == 5:
+                kind, size = self._header[0], int.from_bytes(self._header[3:5], "big")
+                sealed = kind == TLS_APPLICATION_DATA and size == SEALED_ALERT
+                if kind == TLS_ALERT or (sealed and not self.encrypted):
+                    self.alert = True
+                if kind == TLS_APPLICATION_DATA:
+                    self.encrypted += 1
+                self._skip = size
+                self._header = b""
+
+    def failure(self, by_client: bool, mutual: bool) -> str | None:
+        """Why the handshake failed, the connection being closed (``by_client``, else by the
+        gRPC server); None if it did not (or nothing was sent: no handshake was tried)."""
+        if not self.first or self.encrypted >= 2:
+            return None
+        if self.first[0] != TLS_HANDSHAKE:
+            plain = self.first.startswith(HTTP2_PREFACE[: len(self.first)]) or (
+                self.first.isascii() and self.first.decode().isprintable()
+            )
+            return "the client spoke plaintext" if plain else "the client did not speak TLS"
+        if by_client or self.alert:
+            return (
+                "the client closed the connection during the handshake (does it trust the "
+                "referee's certificate?)"
+            )
+        if mutual:
+            return (
+                "the referee refused the handshake (does the client present a certificate "
+                "signed by the client CA?)"
+            )
+        return "the referee refused the handshake"
 
 
 class _Bucket:
@@ -83,6 +168,9 @@ class _Side(asyncio.Protocol):
             other.transport.write(data)
         if self.outside:
             self.conn.received(len(data))
+            watch = self.conn.handshake
+            if watch is not None and not watch.over:
+                watch.feed(data)
 
     def pause_writing(self) -> None:  # our buffer is full: stop reading the other side
         if self.other is not None and self.other.transport is not None:
@@ -100,7 +188,7 @@ class _Side(asyncio.Protocol):
         if not self.outside and not self.conn.closed:
             # The gRPC server ended it (an idle connection, a protocol error, a GOAWAY).
             self.conn.front.closed_for["closed by the gRPC server"] += 1
-        self.conn.close()
+        self.conn.close(by_client=self.outside)
 
 
 class Connection:
@@ -109,6 +197,8 @@ class Connection:
     def __init__(self, front: Front, address: str) -> None:
         self.front = front
         self.address = address
+        self.peer = address  # host:port
+        self.handshake: _Handshake | None = None  # watched when the front reports failures
         self.opened_at = time.monotonic()
         self.admitted = False
         self.streams = 0
@@ -138,10 +228,17 @@ class Connection:
         if self.outside is not None and not self.closed:
             self.outside.resume()
 
-    def close(self) -> None:
+    def close(self, by_client: bool | None = None) -> None:
+        """Close both sides (``by_client``: the client closed it, False: the gRPC server did,
+        None: the front itself)."""
         if self.closed:
             return
         self.closed = True
+        front = self.front
+        if by_client is not None and not self.admitted and self.handshake is not None:
+            why = self.handshake.failure(by_client, front.mutual)
+            if why is not None and front.on_handshake_failed is not None:
+                front.on_handshake_failed(self.peer, why)
         if self.deadline is not None:
             self.deadline.cancel()
         for side in (self.outside, self.inside):
@@ -164,6 +261,10 @@ class Front:
         self.new: dict[str, _Bucket] = {}
         self.closed_for: dict[str, int] = defaultdict(int)  # why connections were closed
         self._server: asyncio.AbstractServer | None = None
+        # Told of each failed TLS handshake (None: not watched, as when there is no TLS);
+        # ``mutual``: client certificates are required.
+        self.on_handshake_failed: OnHandshakeFailed | None = None
+        self.mutual = False
 
     async def start(self, inner_port: int) -> int:
         """Listen on the public address; pass connections to ``inner_port`` on loopback.
@@ -196,6 +297,11 @@ class Front:
         assert side is not None and side.transport is not None
         peer = side.transport.get_extra_info("peername")
         conn.address = str(peer[0]) if peer else "?"
+        if peer:
+            host = f"[{peer[0]}]" if ":" in str(peer[0]) else str(peer[0])
+            conn.peer = f"{host}:{peer[1]}"
+        if self.on_handshake_failed is not None:
+            conn.handshake = _Handshake()
         rate = self.new.setdefault(conn.address, _Bucket(NEW_PER_SECOND))
         if rate.take(1) > 0 or len(self.connections) >= CONNECTIONS:
             self.closed_for["too many new connections" if rate.level < 0 else "full"] += 1

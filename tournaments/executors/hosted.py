@@ -77,6 +77,9 @@ class HostedExecutor(LocalExecutor):
         if not self._closing:
             self._say(format_streams(name, streams, peer))
 
+    def _handshake_failed(self, peer: str, why: str) -> None:
+        self._say(f"TLS handshake with {peer} failed: {why}")
+
     def lobby_summary(self) -> str:
         """Each remote bot connected with its streams, and those missing, in a line."""
         counts = {name: self.lobby.connected(name) for name in self.remote}
@@ -100,6 +103,10 @@ class HostedExecutor(LocalExecutor):
             lobby=self.lobby,
         )
         await self.public.start()
+        front = self.public.front
+        if front is not None and self.settings.tls is not None:
+            front.mutual = self.settings.client_ca is not None
+            front.on_handshake_failed = self._handshake_failed
         self.lobby.bar(set(self.tokens.missing()))
         self._watch = asyncio.ensure_future(self._watch_tokens())
         if self._on_listening is not None:
