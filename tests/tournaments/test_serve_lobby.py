@@ -7,13 +7,16 @@ Synchronisation is on what the command prints and on the processes' exits, never
 
 from __future__ import annotations
 
+import json
 import signal
+import urllib.request
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from tests.support.certs import Certificates, make_certificates
-from tests.support.serve_helpers import Serve, issue, records_of, remote_bot, write_file
+from tests.support.serve_helpers import Serve, issue, records_of, remote_bot, until, write_file
 
 pytestmark = pytest.mark.slow  # real referees and real bot processes
 
@@ -76,3 +79,31 @@ def test_ctrl_c_while_play_waits_to_start_stops_cleanly_and_the_run_resumes(
     assert again.wait() == 0, again.err.read_text()
     assert alice.wait(120) == 0
     assert len(records_of(tmp_path / "out")) == 2
+
+
+def test_the_live_page_shows_each_remote_bot_and_its_streams(
+    tmp_path: Path, certs: Certificates
+) -> None:
+    extra = 'start = "all"\nlive = "127.0.0.1:0"'
+    file = write_file(tmp_path, certs, ["alice", "bob"], extra=extra)
+    file.write_text(file.read_text().replace('live = "off"\n', ""))
+    tokens = issue(file)
+    serve = Serve(file, tmp_path)
+    url = serve.said(r"^Live page: (http://\S+)").group(1).rstrip("/") + "/api/state"
+
+    def lobby() -> list[dict[str, Any]]:
+        with urllib.request.urlopen(url, timeout=60) as answer:
+            found: list[dict[str, Any]] = json.loads(answer.read())["lobby"]
+            return found
+
+    nobody = [
+        {"name": "alice", "streams": 0, "connected": False, "revoked": False},
+        {"name": "bob", "streams": 0, "connected": False, "revoked": False},
+    ]
+    until(lambda: lobby() == nobody, "the lobby, empty, on the page")
+    alice = remote_bot(serve, tokens["alice"], certs, tmp_path, "alice", GINREF_MATCHES="2")
+    alice_there = [{"name": "alice", "streams": 2, "connected": True, "revoked": False}, nobody[1]]
+    until(lambda: lobby() == alice_there, "alice's two streams on the page")
+    serve.process.send_signal(signal.SIGINT)
+    assert serve.wait() == 130, serve.err.read_text()
+    alice.wait(120)

@@ -27,6 +27,7 @@ from tournaments.executors.lobby_lines import format_lobby, format_streams, form
 from tournaments.executors.local import LocalExecutor, OnMatch
 from tournaments.file.config import TournamentConfig
 from tournaments.file.serve import ServeSettings, split_address, start_time
+from tournaments.live.lobby import lobby_rows, write_lobby
 from tournaments.runner import RunStopped
 from tournaments.schedule import Job
 from tournaments.tokens import TokenCheck
@@ -74,8 +75,16 @@ class HostedExecutor(LocalExecutor):
 
     def _streams_changed(self, name: str, streams: int, peer: str | None) -> None:
         self._changed.set()
+        self._show_lobby()
         if not self._closing:
             self._say(format_streams(name, streams, peer))
+
+    def _show_lobby(self) -> None:
+        """The lobby for the live page (``lobby.json``)."""
+        counts = {name: self.lobby.connected(name) for name in self.remote}
+        revoked = {n for n in self.remote if self.lobby.barred(n)}
+        with contextlib.suppress(OSError):  # the page lags; the tournament goes on
+            write_lobby(self.root, lobby_rows(counts, revoked))
 
     def _handshake_failed(self, peer: str, why: str) -> None:
         self._say(f"TLS handshake with {peer} failed: {why}")
@@ -103,6 +112,7 @@ class HostedExecutor(LocalExecutor):
             lobby=self.lobby,
         )
         await self.public.start()
+        self._show_lobby()
         front = self.public.front
         if front is not None and self.settings.tls is not None:
             front.mutual = self.settings.client_ca is not None

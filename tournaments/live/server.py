@@ -54,6 +54,7 @@ import uvicorn
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
 from referee.errors import GinRefError
+from tournaments.live.lobby import read_lobby
 from tournaments.live.watch import TournamentWatch
 
 PAGE_FILE = "live-page.html"  # package data of ``tournaments.live``
@@ -95,9 +96,12 @@ def _json(value: Any) -> bytes:
     return json.dumps(value, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
 
 
-def _snapshot(watch: TournamentWatch, error: str | None) -> _Snapshot:
+def _snapshot(
+    watch: TournamentWatch, error: str | None, lobby: list[dict[str, Any]] | None = None
+) -> _Snapshot:
     state = dict(watch.state())
     state["error"] = error
+    state["lobby"] = lobby  # a hosted referee's remote bots (tournaments.live.lobby)
     body = _json(state)
     etag = '"' + hashlib.sha256(body).hexdigest()[:32] + '"'
     matches = {match_id: _json(entry) for match_id, entry in watch.matches().items()}
@@ -355,18 +359,20 @@ class LiveView:
             watch.close()
             self._ready.set()
             return
-        self.snapshot = _snapshot(watch, None)
+        lobby = read_lobby(self.directory)
+        self.snapshot = _snapshot(watch, None, lobby)
         self._ready.set()
         try:
             while not self._stop.wait(self.interval):
+                seen, lobby = lobby, read_lobby(self.directory)
                 try:
                     changed, error = watch.poll(), None
                 except GinRefError as exc:  # a journal damaged while watched: say so, go on
                     changed, error = True, str(exc)
                 except Exception as exc:  # a bug must not end the page: it says what happened
                     changed, error = True, str(_unexpected(exc))
-                if changed:
-                    self.snapshot = _snapshot(watch, error)
+                if changed or lobby != seen:
+                    self.snapshot = _snapshot(watch, error, lobby)
         finally:
             watch.close()
 
