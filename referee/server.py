@@ -6,11 +6,18 @@ the Hello, answers with a ``Welcome`` and hands the stream (a :class:`~referee.t
 to whoever waits for that seat; from then on the match runner drives the stream. Errors before
 the Welcome end the call with the status codes documented in the proto file:
 
-- UNAUTHENTICATED: unknown token; no seat is taken, the bot may try again with the right one.
+- UNAUTHENTICATED: unknown token (on a hosted referee: unknown or revoked); no seat is taken,
+  the bot may try again with the right one.
 - ALREADY_EXISTS: the seat's token is already connected; the first connection plays on.
 - FAILED_PRECONDITION: an unsupported protocol version.
 - INVALID_ARGUMENT: the first message is not a Hello.
 - DEADLINE_EXCEEDED: no Hello within the hello timeout.
+
+After the Welcome a stream ends with the status its link is closed with
+(:class:`~referee.transport.StreamEnd`): OK when the bot has no more matches (on a hosted
+referee, the competition is over); PERMISSION_DENIED when a remote bot's token was revoked
+(:meth:`referee.lobby.Lobby.drop`); UNAVAILABLE when the referee stops, so that the bot comes
+back.
 
 The Hello's ``bot_name`` and ``bot_version`` are kept as :func:`referee.text.safe_text` makes
 them (control and format characters escaped, at most 64 characters): the name is printed by
