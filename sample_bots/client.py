@@ -29,9 +29,13 @@ bot does not wait for the referee to come up: a refused connection or handshake 
 with UNAVAILABLE and the reason. The JavaScript, C++, Go and Java clients read the same
 variables, with the same meaning and the same errors.
 
-Exit codes of :func:`run_bot`: 0 the referee ended the stream normally; 1 the connection failed,
-the stream ended with an error status, or ``decide`` raised; 2 the launch environment is missing
-or malformed; 130 interrupted.
+The client says on stderr what happens, one line a step (:mod:`sample_bots.progress`: welcomed,
+waiting for a match, a match started or ended, the end of the stream). Exit codes of
+:func:`run_bot`: 0 the referee ended the stream with OK (no more matches); 1 the connection
+failed, the stream ended with an error status, or ``decide`` raised; 2 the launch environment is
+missing or malformed; 3 the referee refused the bot (its token unknown or revoked, and the other
+refusals of :data:`sample_bots.progress.REFUSALS`): connecting again would not help; 130
+interrupted.
 """
 
 from __future__ import annotations
@@ -54,11 +58,13 @@ from referee.engine.cards import Card, card_str, mask_of, parse_card
 from referee.wire import PROTOCOL_VERSION
 from referee.wire import ginrummy_pb2 as pb
 from referee.wire import ginrummy_pb2_grpc as pb_grpc
+from sample_bots.progress import EXIT_REFUSED, ending, message_lines
 
 __all__ = [
     "EXIT_CONFIG",
     "EXIT_ERROR",
     "EXIT_OK",
+    "EXIT_REFUSED",
     "BotConfig",
     "ConfigError",
     "Decide",
@@ -376,6 +382,7 @@ def play(
             if timer is not None:
                 timer.cancel()
                 timer = None
+            _say(name, message, err)
             if on_message is not None:
                 on_message(message)
             kind = message.WhichOneof("kind")
@@ -398,11 +405,7 @@ def play(
                 flush=True,
             )
             return EXIT_ERROR
-        code = exc.code() if hasattr(exc, "code") else None
-        details = exc.details() if hasattr(exc, "details") else str(exc)
-        status = code.name if code is not None else "ERROR"
-        print(f"{name}: the referee ended the stream: {status}: {details}", file=err, flush=True)
-        return EXIT_ERROR
+        return _ended(name, exc, err)
     except KeyboardInterrupt:
         call.cancel()
         return EXIT_INTERRUPTED
@@ -416,7 +419,25 @@ def play(
         if timer is not None:
             timer.cancel()
         outbox.close()
-    return EXIT_OK
+    return _ended(name, None, err)
+
+
+def _say(name: str, message: pb.RefereeMessage, err: TextIO) -> None:
+    for line in message_lines(message):
+        print(f"{name}: {line}", file=err, flush=True)
+
+
+def _ended(name: str, exc: grpc.RpcError | None, err: TextIO) -> int:
+    """Say how the stream ended (``exc``: with an error status; None: with OK); its exit code."""
+    code, details = "OK", ""
+    if exc is not None:
+        # A call's errors carry a status; grpc's other RpcErrors (rare) only their text.
+        status_code = exc.code() if hasattr(exc, "code") else None
+        code = status_code.name if status_code is not None else "UNKNOWN"
+        details = exc.details() if hasattr(exc, "details") else str(exc)
+    line, status = ending(code, details or "")
+    print(f"{name}: {line}", file=err, flush=True)
+    return status
 
 
 async def play_async(
@@ -452,6 +473,7 @@ async def play_async(
             print(f"{name}: no answer from the referee within {connect_timeout:g} s", file=err)
             return EXIT_ERROR
         while message is not grpc.aio.EOF:
+            _say(name, message, err)
             if on_message is not None:
                 on_message(message)
             kind = message.WhichOneof("kind")
@@ -469,17 +491,14 @@ async def play_async(
                     await call.done_writing()
             message = await call.read()
     except grpc.RpcError as exc:
-        code, details = exc.code(), exc.details()
-        status = code.name if code is not None else "ERROR"
-        print(f"{name}: the referee ended the stream: {status}: {details}", file=err, flush=True)
-        return EXIT_ERROR
+        return _ended(name, exc, err)
     except Exception:
         # A bug in the bot: say so and leave; the referee records the disconnection.
         print(f"{name}: the bot raised an exception; leaving the stream", file=err)
         traceback.print_exc(file=err)
         call.cancel()
         return EXIT_ERROR
-    return EXIT_OK
+    return _ended(name, None, err)
 
 
 def run_bot(

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cctype>
 #include <cerrno>
 #include <climits>
 #include <cstring>
@@ -187,6 +188,74 @@ const char* status_name(grpc::StatusCode code) {
   return index >= 0 && index < 17 ? kNames[index] : "UNKNOWN";
 }
 
+constexpr int kExitRefused = 3;
+
+// The other players' names, by seat (with partnerships, the partner left out).
+std::string opponents(const pb::MatchStart& start) {
+  std::string names;
+  for (int seat = 0; seat < start.player_names_size(); ++seat) {
+    if (seat == start.seat() || (start.players() == 4 && seat == start.partner())) continue;
+    names += (names.empty() ? "" : ", ") + start.player_names(seat);
+  }
+  return names.empty() ? start.opponent_name() : names;
+}
+
+// Who won, by how much and how, e.g. "seat 0 won by 131 (target_reached)".
+std::string result_text(const pb::MatchResult& result) {
+  std::string who = "no winner";
+  if (result.has_winner()) {
+    who = "seat " + std::to_string(result.winner()) + " won by " + std::to_string(result.margin());
+  } else if (result.has_winning_team()) {
+    who = "team " + std::to_string(result.winning_team()) + " won by " +
+          std::to_string(result.margin());
+  }
+  std::string how = pb::Termination_Name(result.termination()).substr(strlen("TERMINATION_"));
+  std::transform(how.begin(), how.end(), how.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  if (result.termination() == pb::TERMINATION_FORFEIT) {
+    how += ", " + result.forfeit().rule() + ": " + result.forfeit().reason();
+  }
+  return who + " (" + how + ")";
+}
+
+// The lines a referee message is worth: a Welcome, a MatchStart or a MatchEnd; none else.
+std::vector<std::string> message_lines(const pb::RefereeMessage& message) {
+  if (message.has_welcome()) {
+    return {"connected to " + message.welcome().referee_version() + " as " +
+                message.welcome().bot_name(),
+            "waiting for a match"};
+  }
+  if (message.has_match_start()) {
+    const pb::MatchStart& start = message.match_start();
+    return {"match " + start.match_id() + " started: seat " + std::to_string(start.seat()) +
+            " against " + opponents(start)};
+  }
+  if (message.has_match_end()) {
+    return {"match " + message.match_end().match_id() + " ended: " +
+                result_text(message.match_end().result()),
+            "waiting for a match"};
+  }
+  return {};
+}
+
+// The line for the end of the stream with `status`; `code` is set to the exit code it calls for.
+std::string ending(const grpc::Status& status, int& code) {
+  const std::string name = status_name(status.error_code());
+  static const std::array<const char*, 5> kRefusals = {
+      "UNAUTHENTICATED", "PERMISSION_DENIED", "ALREADY_EXISTS", "FAILED_PRECONDITION",
+      "INVALID_ARGUMENT"};
+  if (status.ok()) {
+    code = 0;
+    return "no more matches: the referee ended the stream (OK)";
+  }
+  if (std::find(kRefusals.begin(), kRefusals.end(), name) != kRefusals.end()) {
+    code = kExitRefused;
+    return "refused by the referee: " + name + ": " + status.error_message();
+  }
+  code = 1;
+  return "the referee ended the stream: " + name + ": " + status.error_message();
+}
+
 // One Play stream to its end; returns its exit code.
 int play(pb::Referee::Stub& stub, const Decide& decide, const pb::BotMessage& hello,
          const std::string& name, bool wait) {
@@ -200,6 +269,10 @@ int play(pb::Referee::Stub& stub, const Decide& decide, const pb::BotMessage& he
   int code = 0;
   pb::RefereeMessage message;
   while (stream->Read(&message)) {
+    // One string a line, written at once: the streams' threads must not interleave its parts.
+    for (const std::string& line : message_lines(message)) {
+      std::cerr << (name + ": " + line + "\n") << std::flush;
+    }
     if (message.has_decision_request()) {
       const pb::DecisionRequest& request = message.decision_request();
       pb::BotMessage reply;
@@ -219,11 +292,7 @@ int play(pb::Referee::Stub& stub, const Decide& decide, const pb::BotMessage& he
   }
   stream->WritesDone();
   const grpc::Status status = stream->Finish();
-  if (code == 0 && !status.ok()) {
-    std::cerr << name << ": the referee ended the stream: " << status_name(status.error_code())
-              << ": " << status.error_message() << std::endl;
-    code = 1;
-  }
+  if (code == 0) std::cerr << (name + ": " + ending(status, code) + "\n") << std::flush;
   return code;
 }
 

@@ -18,9 +18,12 @@ using Decide = std::function<pb::Action(const pb::DecisionRequest&)>;
 
 // Connects with GINREF_ADDRESS / GINREF_TOKEN (over TLS with GINREF_CA_CERT, and the other
 // variables of a hosted referee: docs/writing-a-bot.md), plays until the referee ends the stream
-// and returns the process exit code: 0 stream ended OK; 1 the connection failed, an error status
-// or decide threw; 2 the launch environment is missing or malformed. With GINREF_MATCHES=n it
+// and returns the process exit code: 0 stream ended OK (no more matches); 1 the connection
+// failed, an error status or decide threw; 2 the launch environment is missing or malformed; 3
+// the referee refused the bot (its token unknown or revoked, ...). With GINREF_MATCHES=n it
 // plays on n streams at once, calling decide one request at a time, and returns the worst code.
+// On stderr it says what happens, one line a step, in the words of every language's client
+// (docs/writing-a-bot.md §9).
 int run_bot(const Decide& decide, const std::string& name, const std::string& version);
 
 // Card index (suit * 13 + rank, suits C D H S, ranks A..K) of a wire card such as "TD";

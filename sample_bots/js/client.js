@@ -10,10 +10,13 @@
 // a hosted referee GINREF_CA_CERT (TLS, trusting that CA alone), GINREF_CLIENT_CERT and
 // GINREF_CLIENT_KEY (mutual TLS), GINREF_SERVER_NAME (the name the referee's certificate must
 // carry) and GINREF_MATCHES (that many streams at once, one match each).
-// Exit codes:
-//   0  the referee ended the stream with status OK (every stream, with GINREF_MATCHES)
+// On stderr it says what happens, one line a step, in the words of every language's client
+// (docs/writing-a-bot.md §9): welcomed, waiting for a match, a match started or ended, the end.
+// Exit codes (with GINREF_MATCHES, the worst stream's):
+//   0  the referee ended the stream with status OK (no more matches)
 //   1  the connection failed, a stream ended with an error status, or decide threw
 //   2  the launch environment is missing or malformed
+//   3  the referee refused the bot (REFUSALS: its token unknown or revoked, ...)
 'use strict';
 
 const fs = require('fs');
@@ -37,6 +40,59 @@ function loadReferee() {
     oneofs: true, // each oneof gets a virtual field naming the member that is set: action.kind
   });
   return grpc.loadPackageDefinition(definition).ginrummy.v1.Referee;
+}
+
+// The statuses that refuse the bot itself: the same connection again would be refused again.
+const REFUSALS = ['UNAUTHENTICATED', 'PERMISSION_DENIED', 'ALREADY_EXISTS', 'FAILED_PRECONDITION',
+  'INVALID_ARGUMENT'];
+const EXIT_REFUSED = 3;
+
+/** The other players' names, by seat (with partnerships, the partner left out). */
+function opponents(start) {
+  const names = start.player_names.filter((name, seat) => seat !== start.seat
+    && !(start.players === 4 && seat === start.partner));
+  return names.length ? names.join(', ') : start.opponent_name;
+}
+
+/** Who won, by how much and how, e.g. "seat 0 won by 131 (target_reached)". */
+function resultText(result) {
+  let who = 'no winner';
+  if (result._winner === 'winner') who = `seat ${result.winner} won by ${result.margin}`;
+  else if (result._winning_team === 'winning_team') {
+    who = `team ${result.winning_team} won by ${result.margin}`;
+  }
+  let how = String(result.termination).replace(/^TERMINATION_/, '').toLowerCase();
+  if (result.termination === 'TERMINATION_FORFEIT') {
+    how += `, ${result.forfeit.rule}: ${result.forfeit.reason}`;
+  }
+  return `${who} (${how})`;
+}
+
+/** The lines a referee message is worth: a Welcome, a MatchStart or a MatchEnd; none else. */
+function messageLines(message) {
+  if (message.kind === 'welcome') {
+    const welcome = message.welcome;
+    return [`connected to ${welcome.referee_version} as ${welcome.bot_name}`,
+      'waiting for a match'];
+  }
+  if (message.kind === 'match_start') {
+    const start = message.match_start;
+    return [`match ${start.match_id} started: seat ${start.seat} against ${opponents(start)}`];
+  }
+  if (message.kind === 'match_end') {
+    const end = message.match_end;
+    const result = end.result || { termination: 'TERMINATION_UNSPECIFIED' };
+    return [`match ${end.match_id} ended: ${resultText(result)}`, 'waiting for a match'];
+  }
+  return [];
+}
+
+/** The line for the end of the stream with status `code` (a name) and `details`, and its exit
+ * code. */
+function ending(code, details) {
+  if (code === 'OK') return ['no more matches: the referee ended the stream (OK)', 0];
+  if (REFUSALS.includes(code)) return [`refused by the referee: ${code}: ${details}`, EXIT_REFUSED];
+  return [`the referee ended the stream: ${code}: ${details}`, 1];
 }
 
 function formatFault(fault) {
@@ -135,6 +191,7 @@ function playStream(client, decide, name, hello, done) {
   // bot's every HandStart (with three or four players each says which hand seat it played).
   let match = null;
   call.on('data', (message) => {
+    messageLines(message).forEach((line) => process.stderr.write(`${name}: ${line}\n`));
     if (message.kind === 'match_start') {
       const start = message.match_start;
       const elevenCard = start.rules.params.deal_mode === 'eleven_card';
@@ -173,15 +230,14 @@ function playStream(client, decide, name, hello, done) {
   });
   // The referee has sent everything: half-close our side too.
   call.on('end', () => call.end());
-  call.on('error', (err) => {
-    if (exitCode === 0) {
-      const status = grpc.status[err.code] || err.code;
-      process.stderr.write(`${name}: the referee ended the stream: ${status}: ${err.details}\n`);
-      exitCode = 1;
-    }
-  });
+  // The end of the stream: its status says how (an error status comes as 'error' too).
+  call.on('error', () => {});
   call.on('status', (status) => {
-    if (status.code !== grpc.status.OK) exitCode = exitCode || 1;
+    if (exitCode === 0) {
+      const [line, code] = ending(grpc.status[status.code] || String(status.code), status.details);
+      process.stderr.write(`${name}: ${line}\n`);
+      exitCode = code;
+    }
     done(exitCode);
   });
   call.write({ hello });

@@ -30,6 +30,7 @@ from referee.wire import ginrummy_pb2 as pb
 from referee.wire import ginrummy_pb2_grpc as pb_grpc
 from sample_bots import greedy_bot, random_bot
 from sample_bots.client import action_kind
+from tests.support.progress_lines import unexpected_lines
 
 ROOT = Path(__file__).resolve().parents[2]
 BOTS = ROOT / "sample_bots"
@@ -145,11 +146,12 @@ def assert_same_match(reference: MatchOutcome, port: MatchOutcome, what: str) ->
 
 
 def assert_clean(outcome: MatchOutcome) -> None:
-    """No fault, no forfeit, nothing printed by any bot."""
+    """No fault, no forfeit, nothing printed by any bot but its progress lines."""
     assert outcome.faults == (), outcome.faults
     assert outcome.forfeit is None
     for seat in outcome.seats:
-        assert seat.output.read_text() == "", f"{seat.label} printed:\n{seat.output.read_text()}"
+        text = seat.output.read_text()
+        assert unexpected_lines(text) == [], f"{seat.label} printed:\n{text}"
 
 
 # --- Reference positions ------------------------------------------------------------------------

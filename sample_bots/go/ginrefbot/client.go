@@ -34,6 +34,77 @@ func formatFault(f *pb.Fault) string {
 		kind, f.GetRule(), f.GetRequestId(), f.GetMessage(), then)
 }
 
+// refusals are the statuses that refuse the bot itself: the same connection again would be
+// refused again.
+var refusals = map[string]bool{"UNAUTHENTICATED": true, "PERMISSION_DENIED": true,
+	"ALREADY_EXISTS": true, "FAILED_PRECONDITION": true, "INVALID_ARGUMENT": true}
+
+// ExitRefused is the exit code of a bot that the referee refused (its token unknown or revoked...).
+const ExitRefused = 3
+
+// opponents lists the other players' names, by seat (with partnerships, the partner left out).
+func opponents(start *pb.MatchStart) string {
+	var names []string
+	for seat, name := range start.GetPlayerNames() {
+		if int32(seat) != start.GetSeat() &&
+			!(start.GetPlayers() == 4 && int32(seat) == start.GetPartner()) {
+			names = append(names, name)
+		}
+	}
+	if len(names) == 0 {
+		return start.GetOpponentName()
+	}
+	return strings.Join(names, ", ")
+}
+
+// resultText says who won, by how much and how, e.g. "seat 0 won by 131 (target_reached)".
+func resultText(result *pb.MatchResult) string {
+	if result == nil { // a MatchEnd without a result: read as an empty one
+		result = &pb.MatchResult{}
+	}
+	who := "no winner"
+	if result.Winner != nil {
+		who = fmt.Sprintf("seat %d won by %d", result.GetWinner(), result.GetMargin())
+	} else if result.WinningTeam != nil {
+		who = fmt.Sprintf("team %d won by %d", result.GetWinningTeam(), result.GetMargin())
+	}
+	how := strings.ToLower(strings.TrimPrefix(result.GetTermination().String(), "TERMINATION_"))
+	if result.GetTermination() == pb.Termination_TERMINATION_FORFEIT {
+		how += fmt.Sprintf(", %s: %s", result.GetForfeit().GetRule(), result.GetForfeit().GetReason())
+	}
+	return fmt.Sprintf("%s (%s)", who, how)
+}
+
+// messageLines are the lines a referee message is worth: a Welcome, a MatchStart or a MatchEnd.
+func messageLines(message *pb.RefereeMessage) []string {
+	switch kind := message.Kind.(type) {
+	case *pb.RefereeMessage_Welcome:
+		return []string{fmt.Sprintf("connected to %s as %s", kind.Welcome.GetRefereeVersion(),
+			kind.Welcome.GetBotName()), "waiting for a match"}
+	case *pb.RefereeMessage_MatchStart:
+		start := kind.MatchStart
+		return []string{fmt.Sprintf("match %s started: seat %d against %s", start.GetMatchId(),
+			start.GetSeat(), opponents(start))}
+	case *pb.RefereeMessage_MatchEnd:
+		end := kind.MatchEnd
+		return []string{fmt.Sprintf("match %s ended: %s", end.GetMatchId(),
+			resultText(end.GetResult())), "waiting for a match"}
+	}
+	return nil
+}
+
+// ending is the line for the end of the stream with status code (a name) and details, and the
+// exit code it calls for.
+func ending(code, details string) (string, int) {
+	if code == "OK" {
+		return "no more matches: the referee ended the stream (OK)", 0
+	}
+	if refusals[code] {
+		return fmt.Sprintf("refused by the referee: %s: %s", code, details), ExitRefused
+	}
+	return fmt.Sprintf("the referee ended the stream: %s: %s", code, details), 1
+}
+
 // statusName spells a gRPC code as the proto and the other languages do: AlreadyExists ->
 // ALREADY_EXISTS.
 func statusName(err error) string {
@@ -50,9 +121,12 @@ func statusName(err error) string {
 }
 
 // RunBot connects with the launch environment (ConfigFromEnv), plays until the referee ends
-// the stream and returns the process exit code: 0 the stream ended with status OK; 1 the
-// connection failed, an error status, or decide panicked; 2 the launch environment is missing
-// or malformed. With GINREF_MATCHES=n it plays on n streams at once and returns the worst code.
+// the stream and returns the process exit code: 0 the stream ended with status OK (no more
+// matches); 1 the connection failed, an error status, or decide panicked; 2 the launch
+// environment is missing or malformed; 3 (ExitRefused) the referee refused the bot. With
+// GINREF_MATCHES=n it plays on n streams at once and returns the worst code. On stderr it says
+// what happens, one line a step, in the words of every language's client
+// (docs/writing-a-bot.md §9).
 func RunBot(decide Decide, name, version string) int {
 	config, err := ConfigFromEnv()
 	if err != nil {
@@ -124,14 +198,19 @@ func play(conn *grpc.ClientConn, decide Decide, hello *pb.Hello, name string, wa
 	}()
 	for {
 		message, err := stream.Recv()
-		if err == io.EOF {
-			stream.CloseSend()
-			return 0
-		}
 		if err != nil {
-			fmt.Fprintf(os.Stderr, "%s: the referee ended the stream: %s: %s\n", name,
-				statusName(err), status.Convert(err).Message())
-			return 1
+			ended, details := "OK", "" // io.EOF: the referee ended the stream with OK
+			if err == io.EOF {
+				stream.CloseSend()
+			} else {
+				ended, details = statusName(err), status.Convert(err).Message()
+			}
+			line, exit := ending(ended, details)
+			fmt.Fprintf(os.Stderr, "%s: %s\n", name, line)
+			return exit
+		}
+		for _, line := range messageLines(message) {
+			fmt.Fprintf(os.Stderr, "%s: %s\n", name, line)
 		}
 		switch kind := message.Kind.(type) {
 		case *pb.RefereeMessage_DecisionRequest:

@@ -14,8 +14,11 @@ import org.ginref.ginrummy.v1.BotMessage;
 import org.ginref.ginrummy.v1.DecisionRequest;
 import org.ginref.ginrummy.v1.Fault;
 import org.ginref.ginrummy.v1.Hello;
+import org.ginref.ginrummy.v1.MatchResult;
+import org.ginref.ginrummy.v1.MatchStart;
 import org.ginref.ginrummy.v1.RefereeGrpc;
 import org.ginref.ginrummy.v1.RefereeMessage;
+import org.ginref.ginrummy.v1.Termination;
 
 /**
  * Connects a Java bot to the ginref referee: launch contract, Play stream, decision loop.
@@ -30,6 +33,71 @@ public final class BotClient {
   /** What the gRPC thread hands to the stream's thread: a message, or the end of the stream. */
   private record Event(RefereeMessage message, Status status) {}
 
+  /** The statuses that refuse the bot itself: the same connection again would be refused. */
+  private static final List<String> REFUSALS = List.of("UNAUTHENTICATED", "PERMISSION_DENIED",
+      "ALREADY_EXISTS", "FAILED_PRECONDITION", "INVALID_ARGUMENT");
+
+  /** The exit code of a bot that the referee refused (its token unknown or revoked, ...). */
+  public static final int EXIT_REFUSED = 3;
+
+  /** The other players' names, by seat (with partnerships, the partner left out). */
+  private static String opponents(MatchStart start) {
+    List<String> names = new ArrayList<>();
+    for (int seat = 0; seat < start.getPlayerNamesCount(); seat++) {
+      if (seat != start.getSeat() && !(start.getPlayers() == 4 && seat == start.getPartner())) {
+        names.add(start.getPlayerNames(seat));
+      }
+    }
+    return names.isEmpty() ? start.getOpponentName() : String.join(", ", names);
+  }
+
+  /** Who won, by how much and how, e.g. "seat 0 won by 131 (target_reached)". */
+  private static String resultText(MatchResult result) {
+    String who = "no winner";
+    if (result.hasWinner()) {
+      who = "seat " + result.getWinner() + " won by " + result.getMargin();
+    } else if (result.hasWinningTeam()) {
+      who = "team " + result.getWinningTeam() + " won by " + result.getMargin();
+    }
+    String how = result.getTermination().name().replaceFirst("^TERMINATION_", "").toLowerCase();
+    if (result.getTermination() == Termination.TERMINATION_FORFEIT) {
+      how += ", " + result.getForfeit().getRule() + ": " + result.getForfeit().getReason();
+    }
+    return who + " (" + how + ")";
+  }
+
+  /** The lines a referee message is worth: a Welcome, a MatchStart or a MatchEnd; none else. */
+  private static List<String> messageLines(RefereeMessage message) {
+    if (message.hasWelcome()) {
+      return List.of("connected to " + message.getWelcome().getRefereeVersion() + " as "
+          + message.getWelcome().getBotName(), "waiting for a match");
+    }
+    if (message.hasMatchStart()) {
+      MatchStart start = message.getMatchStart();
+      return List.of("match " + start.getMatchId() + " started: seat " + start.getSeat()
+          + " against " + opponents(start));
+    }
+    if (message.hasMatchEnd()) {
+      return List.of("match " + message.getMatchEnd().getMatchId() + " ended: "
+          + resultText(message.getMatchEnd().getResult()), "waiting for a match");
+    }
+    return List.of();
+  }
+
+  /** How a stream ended: the line to print and the exit code it calls for. */
+  private record Ending(String line, int code) {}
+
+  /** The end of the stream with status code (a name) and details. */
+  private static Ending ending(String code, String details) {
+    if (code.equals("OK")) {
+      return new Ending("no more matches: the referee ended the stream (OK)", 0);
+    }
+    if (REFUSALS.contains(code)) {
+      return new Ending("refused by the referee: " + code + ": " + details, EXIT_REFUSED);
+    }
+    return new Ending("the referee ended the stream: " + code + ": " + details, 1);
+  }
+
   private static String formatFault(Fault fault) {
     String kind = fault.getKind().name().replaceFirst("^FAULT_KIND_", "");
     String then = fault.getRetry() ? "a new request follows" : "the match is forfeited";
@@ -41,9 +109,11 @@ public final class BotClient {
    * Connects with the launch environment (GINREF_ADDRESS and GINREF_TOKEN; over TLS with
    * GINREF_CA_CERT and the other variables of a hosted referee: see BotConfig), plays until the
    * referee ends the stream and returns the process exit code: 0 the stream ended with status
-   * OK; 1 the connection failed, an error status, or decide threw; 2 the launch environment is
-   * missing or malformed. With GINREF_MATCHES=n it plays on n streams at once, calling decide
-   * one request at a time, and returns the worst code.
+   * OK (no more matches); 1 the connection failed, an error status, or decide threw; 2 the
+   * launch environment is missing or malformed; 3 (EXIT_REFUSED) the referee refused the bot.
+   * With GINREF_MATCHES=n it plays on n streams at once, calling decide one request at a time,
+   * and returns the worst code. On stderr it says what happens, one line a step, in the words
+   * of every language's client (docs/writing-a-bot.md §9).
    */
   public static int run(Function<DecisionRequest, Action> decide, String name, String version)
       throws InterruptedException {
@@ -133,19 +203,24 @@ public final class BotClient {
       Event event = inbox.take();
       if (event.status() != null) {
         Status status = event.status();
+        String details = "";
         if (status.isOk()) {
           sender.onCompleted();
         } else {
           // One line: Netty appends the channel's pipeline to a failed connection's description.
           String description = String.valueOf(status.getDescription()).split("\n", 2)[0];
           String cause = status.getCause() == null ? "" : " (" + status.getCause() + ")";
-          System.err.println(name + ": the referee ended the stream: " + status.getCode() + ": "
-              + description + cause.replace('\n', ' '));
-          code = 1;
+          details = description + cause.replace('\n', ' ');
         }
+        Ending ending = ending(status.getCode().name(), details);
+        System.err.println(name + ": " + ending.line());
+        code = ending.code();
         break;
       }
       RefereeMessage message = event.message();
+      for (String line : messageLines(message)) {
+        System.err.println(name + ": " + line);
+      }
       if (message.hasDecisionRequest()) {
         DecisionRequest request = message.getDecisionRequest();
         Action action;
