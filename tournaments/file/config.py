@@ -215,6 +215,8 @@ class TournamentConfig:
             raise ConfigError(f"seed must be between 0 and 2^63-1, got {self.seed}")
         if self.deals is not None and self.shared_deals is False:
             raise ConfigError(SHARED_SET)
+        if self.deals is not None:
+            self.deals.check_players(rules.players)  # a deal of decks names its first dealer
         self.options  # noqa: B018
         return self
 
