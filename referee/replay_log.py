@@ -160,9 +160,11 @@ def header_dict(
     clock: tuple[int, int, int],
     series: tuple[int, int],
     bots: Sequence[tuple[int, str, Sequence[str], str]],
+    deck_source: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """A ``header`` record (without ``type``): ``clock`` is (move time ms, bank ms, retries),
-    ``series`` (match number, length), each bot (seat, label, command, output file name)."""
+    ``series`` (match number, length), each bot (seat, label, command, output file name);
+    ``deck_source`` (:meth:`referee.fairness.GivenDecks.header`) for a match dealt from a file."""
     move_ms, bank_ms, retries = clock
     return {
         "format": FORMAT,
@@ -180,6 +182,7 @@ def header_dict(
             {"seat": seat, "label": label, "command": list(command), "output": output}
             for seat, label, command, output in bots
         ],
+        **({} if deck_source is None else {"deck_source": deck_source}),
     }
 
 

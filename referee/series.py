@@ -35,6 +35,7 @@ from referee.bots.confine import Confinement
 from referee.bots.spec import BotSpec
 from referee.engine.rules import Rules
 from referee.errors import ConfigError
+from referee.fairness import DealSeal, GivenDecks
 from referee.lineup import Entry, Lineup
 from referee.lobby import Lobby, RemoteSeat
 from referee.results import MatchOutcome, MatchPlan, SeriesOutcome
@@ -65,7 +66,8 @@ class Series:
     but one of its streams is taken from ``lobby`` (waiting up to the seat's ``wait`` while it
     has none open; then it forfeits) and handed back there when the series is over.
 
-    ``on_send`` is the sessions' test hook (:data:`referee.session.OnSend`).
+    ``on_send`` is the sessions' test hook (:data:`referee.session.OnSend`). ``decks[k]``, when
+    given, are a deal file's decks for match ``k`` (:class:`~referee.fairness.GivenDecks`).
     """
 
     def __init__(
@@ -81,6 +83,7 @@ class Series:
         confinement: Confinement | None = None,
         lobby: Lobby | None = None,
         on_send: OnSend | None = None,
+        decks: Sequence[GivenDecks | None] = (),
     ) -> None:
         self.options = (options or RefereeOptions()).validate()
         if not seeds:
@@ -99,7 +102,10 @@ class Series:
             match_id = series_id if len(seeds) == 1 else f"{series_id}-m{k + 1}"
             shift = k if swap_seats else 0
             order = tuple((seat + shift) % n for seat in range(n))
-            plans.append(MatchPlan(match_id, k + 1, seed, order, self.out / f"{match_id}.jsonl"))
+            given = decks[k] if k < len(decks) else None  # a deal file's, for match k
+            seal = None if given is None else DealSeal(seed, decks=given)
+            path = self.out / f"{match_id}.jsonl"
+            plans.append(MatchPlan(match_id, k + 1, seed, order, path, seal=seal))
         self.plans: tuple[MatchPlan, ...] = tuple(plans)
         first = plans[0]
         stem = first.log_path.name.removesuffix(".jsonl")

@@ -135,9 +135,14 @@ class Session(SeatTurns):
             for s in range(self.players)
         ]
         self._seat_of = {id(seat.conn): seat for seat in self.seats}
-        self.match: Game = new_game(rules, plan.seed)
         assert plan.seal is not None
         self._seal = plan.seal
+        given = plan.seal.decks  # a deal file's decks, which the seal commits to
+        self.match: Game = (
+            new_game(rules, plan.seed)
+            if given is None
+            else new_game(rules, plan.seed, decks=given.decks, first_dealer=given.first_dealer)
+        )
         # The hand each seat's messages are about (None before the first deal, or sitting out).
         self._hand_of: list[Hand | None] = [None] * self.players
         self._dealt: set[int] = set()  # the numbers of the hands whose deal was announced
@@ -177,6 +182,7 @@ class Session(SeatTurns):
                 (self._move_ms, round(o.bank * 1000), o.retries),
                 (self.plan.number, self.series_length),
                 bots,
+                None if self._seal.decks is None else self._seal.decks.header(),
             ),
         )
 

@@ -115,6 +115,19 @@ def header_seed(header: dict[str, Any]) -> int:
     return seed
 
 
+def header_deck_source(header: dict[str, Any]) -> dict[str, Any] | None:
+    """A header's ``deck_source`` (a match dealt from a deal file's decks), or None: an older
+    log's, or a match dealt from its seed. Raises :class:`ReplayLogError` (line 1) for one whose
+    first dealer no seat is."""
+    source = header.get("deck_source")
+    if source is None:
+        return None
+    dealer = source.get("first_dealer") if isinstance(source, dict) else None
+    if type(dealer) is not int or not 0 <= dealer <= 2:
+        raise ReplayLogError([(1, f"deck_source: first dealer {dealer!r} is not a seat")])
+    return cast(dict[str, Any], source)
+
+
 def record_deck(record: dict[str, Any]) -> list[Card] | None:
     """A ``deal`` record's deck, or None unless it is the 52 cards once each."""
     try:
@@ -177,6 +190,9 @@ class LogFold:
     seed's (every honest log's are), and a deal's step shows the engine's hand for the record's
     deck to be compared with.
 
+    ``first_dealer``: the seat (side) that deals first, for a match dealt from a deal file's
+    decks (the header's ``deck_source``); None: the one the seed and the rules give.
+
     ``history``: whether each step keeps the engine's state as it was (a copy per decision, for
     a :class:`Timeline`). Without it the engine is changed in place, so a step's ``before`` is
     its ``after``, the present state: for a follower that keeps no step (the spectator view).
@@ -189,11 +205,15 @@ class LogFold:
         *,
         decks: dict[int, list[Card]] | None = None,
         history: bool = True,
+        first_dealer: int | None = None,
     ) -> None:
         self.rules = rules
         self.seed = seed
         self.decks: dict[int, list[Card]] = dict(decks or {})  # by line of the deal record
-        self.match: Game = new_game(rules, seed, decks=list(self.decks.values()))
+        # A match dealt from a file's decks names its first dealer; the seed's would be another.
+        self.match: Game = new_game(
+            rules, seed, decks=list(self.decks.values()), first_dealer=first_dealer
+        )
         self.history = history
         self.stopped: tuple[int, str] | None = None  # (line, why) of the record refused
         # What refused it: the reader's or the engine's error; None for a seat out of turn.
@@ -443,7 +463,9 @@ def build_timeline(log: ReplayLog) -> Timeline:
             if deck is None:
                 raise ReplayLogError([(number, "deck: not the 52 cards once each")])
             decks[number] = deck
-    timeline = Timeline(log, LogFold(rules, seed, decks=decks))
+    source = header_deck_source(header)
+    dealer = None if source is None else source["first_dealer"]
+    timeline = Timeline(log, LogFold(rules, seed, decks=decks, first_dealer=dealer))
     for number, record in log.records:
         if timeline.feed(number, record) is None:
             break

@@ -10,6 +10,7 @@ partnerships (where a hand sits, the rounds, every forfeiting seat), so do the c
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from typing import Any
 
 from referee.engine.actions import action_from_dict
@@ -18,10 +19,10 @@ from referee.engine.deal import hand_deck
 from referee.engine.game import Game
 from referee.engine.outcomes import Phase
 from referee.errors import CardError, GinRefError, IllegalActionError
-from referee.fairness import opens
+from referee.fairness import GivenDecks, opens
 from referee.faults import CONDUCT_RULE, FaultKind
 from referee.replay_log import hand_result_dict, match_result_dict, round_result_dict
-from referee.timeline import Step, Timeline, forfeit_seats
+from referee.timeline import Step, Timeline, forfeit_seats, header_deck_source
 
 # Clock values are rounded to 0.001 ms in the log; the header's move time to 1 ms.
 CLOCK_TOLERANCE_MS = 1.0
@@ -35,6 +36,8 @@ _DECISION_FAULTS = frozenset(
 )
 _RETRYABLE = frozenset(k.value for k in FaultKind if k.retryable)
 ENDS_EARLY = "the log ends before the match result"
+# A deal file's decks by the deal's number (1-based): tournaments.file.deals.DealSet.decks.
+DeckFile = Callable[[int], GivenDecks | None]
 
 
 def value_text(value: Any) -> str:
@@ -61,11 +64,13 @@ def number(value: Any) -> float | None:
 
 class RecordChecker:
     """The checks of :func:`replays.verify.timeline_problems`, record by record: :meth:`run`
-    calls the method named after each record's type."""
+    calls the method named after each record's type. ``deck_file``: the deal file a match dealt
+    from decks was dealt from (None: not given, and such decks are not checked)."""
 
-    def __init__(self, timeline: Timeline) -> None:
+    def __init__(self, timeline: Timeline, deck_file: DeckFile | None = None) -> None:
         header = timeline.header
         self.timeline = timeline
+        self.deck_file = deck_file
         self.records = dict(timeline.log.records)  # by line
         self.problems: list[tuple[int, str]] = []
         clock = header.get("time_control")
@@ -103,11 +108,40 @@ class RecordChecker:
         self._end()
 
     def _decks(self) -> None:
-        """Each deal record's deck against the seed's deck of that hand (dead hands count)."""
+        """Each deal record's deck against the seed's deck of that hand (dead hands count), or
+        for a match dealt from a deal file, the first ones against the file's decks."""
+        source = header_deck_source(self.timeline.header)
+        count, given = 0, None
+        if source is not None:
+            count = source["decks"] if type(source.get("decks")) is int else 0
+            given = self._given(source)
         for index, (line, deck) in enumerate(self.timeline.decks.items()):
-            if deck != hand_deck(self.timeline.seed, index):
-                hand = self.records[line]["hand"]
-                self.problems.append((line, f"the deck of hand {hand} is not the seed's"))
+            hand = self.records[line]["hand"]
+            if index >= count:
+                if deck != hand_deck(self.timeline.seed, index):
+                    self.problems.append((line, f"the deck of hand {hand} is not the seed's"))
+            elif given is not None and deck != list(given.decks[index]):
+                self.problems.append(
+                    (line, f"the deck of hand {hand} is not deck {index + 1} of deal "
+                     f"{given.deal} of the deal file")
+                )  # fmt: skip
+
+    def _given(self, source: dict[str, Any]) -> GivenDecks | None:
+        """The deal file's decks the header names, if the file was given and holds them."""
+        deal = source.get("deal")
+        if self.deck_file is None or type(deal) is not int or deal < 1:
+            return None
+        given = self.deck_file(deal)
+        if given is None:
+            self.problems.append((1, f"deck_source: deal {deal} of the deal file is a seed"))
+        elif given.header() != {**source, "file": given.file}:
+            self.problems.append(
+                (1, f"deck_source: deal {deal} of the deal file is not the one this match was "
+                 "dealt from (other decks or another first dealer)")
+            )  # fmt: skip
+        else:
+            return given
+        return None
 
     def _end(self) -> None:
         """Where the walk stopped, or a log without its match result."""
@@ -434,8 +468,11 @@ class RecordChecker:
         if not isinstance(committed, str) or not isinstance(salt, str):
             self.add(step, "deal commitment: the header's commitment or the revealed salt is lost")
             return
+        source = header_deck_source(self.timeline.header)
         try:
-            opened = opens(bytes.fromhex(committed), self.timeline.seed, bytes.fromhex(salt))
+            # A match dealt from a file's decks committed to them (their digest) too.
+            decks = None if source is None else bytes.fromhex(str(source.get("sha256")))
+            opened = opens(bytes.fromhex(committed), self.timeline.seed, bytes.fromhex(salt), decks)
         except ValueError:
             opened = False
         if not opened:

@@ -6,7 +6,9 @@ and seed, the decks of the ``deal`` records, every decision applied in order for
 it names, a forfeit applied at the match result for every seat it names); :func:`timeline_problems`
 checks that walk (:mod:`replays.checks`) on the match seats:
 
-- each deck against the one the seed gives (:mod:`referee.engine.deal`); each ``deal``: that the
+- each deck against the one the seed gives (:mod:`referee.engine.deal`), or for a match dealt
+  from a deal file (the header's ``deck_source``), its first decks against the file's when the
+  file is given (unchecked, and the summary says so, when it is not); each ``deal``: that the
   engine deals that hand there, with the recorded dealer, deck, upcard and knock limit, and that
   every hand's deal and result are recorded; with three or four players, the match seats at its
   hand seats 0 and 1 and its table, as the engine seats them (R10.1: the dealer sits out; R10.2:
@@ -25,7 +27,8 @@ checks that walk (:mod:`replays.checks`) on the match seats:
   a round with no record of its result before the next deal or the match result; and that the
   log does not end before its match result;
 - the deal's commitment: the header's ``deal_commitment`` opened by the seed and the salt the
-  match result reveals (:mod:`referee.fairness`);
+  match result reveals, and the decks' digest for a match dealt from a file
+  (:mod:`referee.fairness`);
 - every line against the log's JSON Schema (:mod:`replays.schema`), and a last line cut short
   (the log is truncated: never a pass).
 
@@ -47,8 +50,8 @@ from referee.replay_log import (
     describe_problem,
     read_text_log,
 )
-from referee.timeline import Timeline, admit_round_results, build_timeline
-from replays.checks import ENDS_EARLY, RecordChecker
+from referee.timeline import Timeline, admit_round_results, build_timeline, header_deck_source
+from replays.checks import ENDS_EARLY, DeckFile, RecordChecker
 from replays.schema import schema_problems
 
 
@@ -81,8 +84,9 @@ def find_logs(paths: Iterable[str | os.PathLike[str]]) -> list[Path]:
     return found
 
 
-def check_file(path: str | os.PathLike[str]) -> LogCheck:
-    """Read and re-adjudicate the log at ``path``; never raises for a bad file."""
+def check_file(path: str | os.PathLike[str], deck_file: DeckFile | None = None) -> LogCheck:
+    """Read and re-adjudicate the log at ``path``; never raises for a bad file. ``deck_file``:
+    the deal file the decks of a match dealt from one are checked against."""
     path = Path(path)
     if path.is_dir():
         return LogCheck(path, ((0, "no replay logs (*.jsonl) in this directory"),), {}, 0, "")
@@ -100,14 +104,16 @@ def check_file(path: str | os.PathLike[str]) -> LogCheck:
         if log.header is None:  # a foreign file: its first line says it all
             problems = list(_ordered(problems)[:1])
         return LogCheck(path, _ordered(problems + cut), kinds, last, "")
-    problems, summary = check_log(log)
+    problems, summary = check_log(log, deck_file)
     problems += schema_problems(log.records)
     if cut:
         problems = [p for p in problems if p != (0, ENDS_EARLY)] + cut
     return LogCheck(path, _ordered(problems), kinds, last, summary)
 
 
-def check_log(log: ReplayLog) -> tuple[list[tuple[int, str]], str]:
+def check_log(
+    log: ReplayLog, deck_file: DeckFile | None = None
+) -> tuple[list[tuple[int, str]], str]:
     """Every problem of a log that parsed, and a one-line summary of the match (one walk)."""
     try:
         timeline = build_timeline(log)
@@ -115,14 +121,14 @@ def check_log(log: ReplayLog) -> tuple[list[tuple[int, str]], str]:
         return list(exc.problems), ""
     except Exception as exc:  # a tampered log must not crash the verifier; say what broke
         return [(0, f"cannot re-adjudicate: {type(exc).__name__}: {exc}")], ""
-    return timeline_problems(timeline), summarize(timeline)
+    return timeline_problems(timeline, deck_file), summarize(timeline, deck_file is not None)
 
 
 def _ordered(problems: Sequence[tuple[int, str]]) -> tuple[tuple[int, str], ...]:
     return tuple(sorted(problems, key=lambda p: (p[0] == 0, p[0])))
 
 
-def summarize(timeline: Timeline) -> str:
+def summarize(timeline: Timeline, deck_file_given: bool = False) -> str:
     """``standard, seed 7, 3 hands, 98 decisions: seat 0 (greedy_bot) wins 139-0``; with three
     players ``standard, seed 7, 3 players, 9 hands, ...``, with partnerships ``..., 4 players in
     two teams, ...: team 0 (seats 0 and 2) wins 131-87``."""
@@ -138,6 +144,15 @@ def summarize(timeline: Timeline) -> str:
         f"{timeline.rules.profile_name}, seed {timeline.seed}, {who}{hands} hand"
         f"{'' if hands == 1 else 's'}, {decisions} decisions"
     )
+    source = header_deck_source(timeline.header)
+    if source is not None:
+        # Said whatever the result: which decks were checked, and how to check the others.
+        where = f"deal {source.get('deal')} of {source.get('file')}"
+        text += (
+            f", decks from {where}"
+            if deck_file_given
+            else f", decks from {where} (not checked: ginref verify --deals FILE)"
+        )
     end = next((s for s in timeline.steps if s.kind == "match_result"), None)
     if end is None or end.after.result is None:
         return text
@@ -153,9 +168,11 @@ def summarize(timeline: Timeline) -> str:
     return f"{text}: {name} wins {final} ({result.termination.value})"
 
 
-def timeline_problems(timeline: Timeline) -> list[tuple[int, str]]:
+def timeline_problems(
+    timeline: Timeline, deck_file: DeckFile | None = None
+) -> list[tuple[int, str]]:
     """Every problem of a replayed log: the checks of the module docstring."""
-    checker = RecordChecker(timeline)
+    checker = RecordChecker(timeline, deck_file)
     try:
         checker.run()
     except Exception as exc:  # a tampered log must not crash the verifier; say what broke

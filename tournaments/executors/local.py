@@ -146,6 +146,7 @@ class LocalExecutor:
         bots = tuple(
             RemoteSeat(name, wait) if name in self.remote else self.specs[name] for name in job.bots
         )
+        deals = self.config.deals  # a deal file's decks, for the deals that hold some
         series = Series(
             bots,
             self.rules,
@@ -156,6 +157,7 @@ class LocalExecutor:
             server=self.server,
             confinement=self.confinement,
             lobby=self.lobby,
+            decks=[deals.decks(m.deal) for m in job.matches] if deals else (),
         )
         async with series:  # the bots are launched and connected here
             for spec, plan in zip(job.matches, series.plans, strict=True):
