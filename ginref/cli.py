@@ -17,7 +17,7 @@ from pathlib import Path
 import click
 from click.core import ParameterSource
 
-from ginref.deals_command import deals_group
+from ginref.deals_command import deal_set, deals_group
 from ginref.live_command import live_command
 from ginref.match_seats import (
     format_pair_summary,
@@ -29,6 +29,7 @@ from ginref.match_seats import (
 from ginref.option_spec import Given, with_options
 from ginref.option_table import (
     BIND,
+    DEALS,
     MATCHES,
     OUT,
     PROFILE,
@@ -68,7 +69,7 @@ def main() -> None:
 
 @main.command("match")
 @click.argument("bots", nargs=-1, required=True, metavar="BOT_A BOT_B [BOT_C [BOT_D]]")
-@with_options("match", PROFILE, SET, SEED, OUT, MATCHES, TCP, BIND, *REFEREE, *SHOWING)
+@with_options("match", PROFILE, SET, SEED, DEALS, OUT, MATCHES, TCP, BIND, *REFEREE, *SHOWING)
 def match_command(bots: tuple[str, ...], given: Given) -> None:
     """Play one match between two bots (or three, or two partnerships of two) and print the
     result; or, with -n N, N matches between two bots and their standings.
@@ -81,7 +82,9 @@ def match_command(bots: tuple[str, ...], given: Given) -> None:
     GINREF_TOKEN (docs/referee.md). Exit status 3 when a bot could not start and connect (its
     seat forfeits; the error says why). With -n N (more than 1) the two bots play as a
     tournament does (docs/tournaments.md): every match journaled in --out, Ctrl-C stops
-    cleanly and the same command resumes; its exit status is ginref tournament's.
+    cleanly and the same command resumes; its exit status is ginref tournament's. With
+    --deals FILE the match plays the file's first deal (a seed, or decks dealt in order), and
+    with -n N match k plays deal k (docs/tournaments.md#deal-sets).
     """
     # As click says of any missing or extra argument (a usage error, exit status 2).
     if len(bots) < 2:
@@ -102,12 +105,18 @@ def match_command(bots: tuple[str, ...], given: Given) -> None:
         specs = bot_specs(bots, given[TCP])
         options = given.referee_options()
         seed = given[SEED]
+        deals = deal_set(given[DEALS], rules.players)
+        if deals is not None and seed is not None:
+            raise click.UsageError("--seed and --deals both say how to deal: give one of them")
         if seed is None:
-            seed = secrets.randbelow(2**31)
+            seed = secrets.randbelow(2**31) if deals is None else deals.seed(1)
+        decks = None if deals is None else deals.decks(1)
         out_dir = Path(given.required(OUT))
-        confinement = confine(options.sandbox, [out_dir], specs)
+        # A deal set is kept out of the sandbox, as a tournament keeps it.
+        hidden = [out_dir] + ([Path(deals.path)] if deals is not None else [])
+        confinement = confine(options.sandbox, hidden, specs)
         try:
-            outcome = play_one(specs, rules, seed, out_dir, options, confinement)
+            outcome = play_one(specs, rules, seed, out_dir, options, confinement, decks)
         finally:
             confinement.close()
     except HiddenPathError as exc:
@@ -146,6 +155,7 @@ def play_series(bots: Sequence[str], matches: int, given: Given) -> None:
             **given.file_values(),
             "rules.profile": profile,
             "rules.set": dict(parse_assignments(given[SET])),
+            **({} if given[DEALS] is None else {"deals": given[DEALS]}),
         }
         config = series_config(bot_specs(bots, given[TCP]), matches, out, given[SEED], values)
         confinement = confine(config.sandbox, config.protected, [b.spec() for b in config.bots])

@@ -1,9 +1,11 @@
-"""``ginref deals make`` and ``ginref deals check``: deal sets, files of match seeds that
-tournaments and sequential tests play in order (docs/testing-bots.md#deal-sets)."""
+"""``ginref deals make`` and ``ginref deals check``: deal sets, files of match seeds (or of
+decks) that tournaments, sequential tests and ``ginref match --deals`` play in order
+(docs/tournaments.md#deal-sets); and the deal set ``--deals`` gives a command."""
 
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from pathlib import Path
 
 import click
@@ -11,7 +13,8 @@ import click
 from ginref.option_spec import Given, with_options
 from ginref.option_table import FORCE, OUT, SEED
 from referee.errors import GinRefError
-from tournaments.file.deals import deals_text, load_deals, make_seeds
+from referee.fairness import GivenDecks
+from tournaments.file.deals import DealSet, deals_text, load_deals, make_seeds
 
 
 @click.group("deals")
@@ -56,3 +59,23 @@ def check_command(file: str) -> None:
     except GinRefError as exc:
         raise click.ClickException(str(exc)) from None
     click.echo(f"{file}: {len(deals.seeds)} deals (SHA-256 {deals.sha256[:16]}...)")
+
+
+def deal_set(path: str | None, players: int | None = None) -> DealSet | None:
+    """The deal set of ``--deals`` (None: not given), its first dealers checked against a
+    match of ``players``; a mistake in it is one line, as click prints it."""
+    if path is None:
+        return None
+    try:
+        deals = load_deals(path)
+        if players is not None:
+            deals.check_players(players)
+    except GinRefError as exc:
+        raise click.ClickException(str(exc)) from None
+    return deals
+
+
+def verify_deals(path: str | None) -> Callable[[int], GivenDecks | None] | None:
+    """What ``ginref verify --deals`` checks decks against: the set's decks by deal."""
+    deals = deal_set(path)
+    return None if deals is None else deals.decks

@@ -22,6 +22,7 @@ from referee.bots.spec import BotSpec
 from referee.engine.errors import RulesError
 from referee.engine.rules import Rules, parse_assignments
 from referee.errors import ConfigError
+from referee.fairness import GivenDecks
 from referee.results import MatchOutcome
 from referee.series import Series
 from referee.settings import RefereeOptions
@@ -97,8 +98,8 @@ def format_pair_summary(standings: Standings, a: str, b: str) -> str:
 
 def hidden_path_advice(error: HiddenPathError) -> str:
     """What a bot would see that it may not, told in the words of ``ginref match``'s command
-    line (the error's own are a tournament file's): the one path no bot of a match may see is
-    its --out."""
+    line (the error's own are a tournament file's): the paths no bot of a match may see are its
+    --out and its --deals."""
     if error.bot is None:
         if error.secret is None:
             return f"--bind {error.path} would show every bot all of it; bind a directory below it"
@@ -110,6 +111,13 @@ def hidden_path_advice(error: HiddenPathError) -> str:
         return (
             f"bot {error.bot} would see all of {error.path}: put its files in a folder of their "
             "own and name them from there (cd into the folder, or python3 folder/bot.py)"
+        )
+    if error.secret.is_file():
+        # The one file a match hides is its deal set (--out is a directory): no bot may read
+        # the deals ahead.
+        return (
+            f"bot {error.bot} would see its folder {error.path}, which holds the deal set "
+            f"{error.secret} (--deals): keep the deal set outside the bot's folder"
         )
     # Most often ginref match was run from the bot's own folder, the logs' default home.
     elsewhere = os.path.relpath(error.path.parent / "ginref-logs")
@@ -126,11 +134,15 @@ def play_one(
     out_dir: Path,
     options: RefereeOptions,
     confinement: Confinement,
+    decks: GivenDecks | None = None,
 ) -> MatchOutcome:
-    """Play one match, bot A in seat 0, B in seat 1 and so on; its outcome."""
+    """Play one match, bot A in seat 0, B in seat 1 and so on (dealt from ``decks``, a deal
+    file's, when given); its outcome."""
 
     async def play() -> MatchOutcome:
-        async with Series(bots, rules, [seed], out_dir, options, confinement=confinement) as one:
+        async with Series(
+            bots, rules, [seed], out_dir, options, confinement=confinement, decks=[decks]
+        ) as one:
             return await one.play(one.plans[0])
 
     return asyncio.run(play())

@@ -185,7 +185,17 @@ DEALS: Option[str | None] = Option(
         "sprt": Variant(
             help="A deal set (ginref deals make): its seeds are played in order, one per pair "
             "with --duplicate, so that two tests play the same deals."
-        )
+        ),
+        "match": Variant(
+            key=None,  # one match has no file; -n N's tournament is given it (ginref/cli.py)
+            help="A deal set (ginref deals make, or a file of decks): the match plays its "
+            "first deal; with -n N, match k plays deal k. Replaces --seed."
+        ),
+        "verify": Variant(
+            key=None,
+            help="The deal set a match dealt from a file's decks was dealt from: each deck is "
+            "checked against it (without it, such decks are left unchecked, and said so).",
+        ),
     },
 )
 PROCESSES: Option[str | None] = Option(

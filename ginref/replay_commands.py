@@ -7,8 +7,21 @@ from pathlib import Path
 
 import click
 
+from ginref.deals_command import verify_deals
 from ginref.option_spec import Given, with_options
-from ginref.option_table import ASCII, ASK, AT, COLOR, HAND, HTML, SANDBOX, SEAT, STEP, VERBOSE
+from ginref.option_table import (
+    ASCII,
+    ASK,
+    AT,
+    COLOR,
+    DEALS,
+    HAND,
+    HTML,
+    SANDBOX,
+    SEAT,
+    STEP,
+    VERBOSE,
+)
 from ginref.shared import confine
 from referee.bots.sandbox import SandboxSettings
 from referee.bots.spec import BotSpec
@@ -135,7 +148,7 @@ def _replay_at(
 
 @click.command("verify")
 @click.argument("paths", nargs=-1, required=True, metavar="LOG|DIR ...")
-@with_options("verify", VERBOSE)
+@with_options("verify", VERBOSE, DEALS)
 def verify_command(paths: tuple[str, ...], given: Given) -> None:
     """Re-adjudicate replay logs with the rules engine.
 
@@ -148,8 +161,9 @@ def verify_command(paths: tuple[str, ...], given: Given) -> None:
     """
     logs = find_logs(paths)
     failed = 0
+    deck_file = verify_deals(given[DEALS])
     for path in logs:
-        check = check_file(path)
+        check = check_file(path, deck_file)
         click.echo(format_check(check, verbose=given[VERBOSE]))
         failed += 0 if check.ok else 1
     if len(logs) > 1:
