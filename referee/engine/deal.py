@@ -25,6 +25,11 @@ and another language can re-derive every deal. The algorithm, exactly:
 A hand's deck order is dealt as :mod:`referee.engine.hand` describes: positions 0..19 alternately
 to the non-dealer and the dealer (non-dealer first; to seat 0 and seat 1 under ``deal_order =
 seat0_first``), position 20 the upcard, 21.. the stock, top first.
+
+A match may be given its decks instead (``new_game(rules, seed, decks=..., first_dealer=...)``:
+a deal file's, docs/tournaments.md#deal-sets): hand ``k``, redeals included, is dealt from the
+given deck ``k`` and the first hand by the given dealer; the hands beyond them from the seed, as
+above. The engine takes the decks as data; reading the file is the tournament's.
 """
 
 from __future__ import annotations
