@@ -3,6 +3,9 @@ seeds', and a tournament that plays the same decks at every pairing."""
 
 from __future__ import annotations
 
+import json
+import shlex
+import sys
 from pathlib import Path
 
 import pytest
@@ -12,6 +15,8 @@ from ginref.cli import main
 from referee.engine.deal import hand_deck
 from referee.errors import GinRefError
 from referee.fairness import deck_line
+from replays.verify import check_file
+from tests.support.referee_helpers import TESTBOT
 from tournaments.file.config import load_file
 from tournaments.file.deals import DealSetError, load_deals, parse_deal_set
 from tournaments.schedule import build_schedule, deal_key
@@ -109,3 +114,24 @@ def test_every_pairing_plays_the_same_decks(tmp_path: Path) -> None:
     (tmp_path / "d.txt").write_text(f"deal dealer 2\n{DECK_A}\n")
     with pytest.raises(GinRefError, match=r"d\.txt:1: dealer 2: with 2 players"):
         load_file(tmp_path / "t.toml")
+
+
+@pytest.mark.slow  # real bot processes
+def test_a_tournament_deals_the_files_decks_at_every_pairing(tmp_path: Path) -> None:
+    (tmp_path / "d.txt").write_text(f"deal dealer 1\n{DECK_A}\n{DECK_B}\n")
+    bot = shlex.join([sys.executable, str(TESTBOT)])
+    bots = "".join(f'\n[[bots]]\nname = "{b}"\ncommand = "{bot}"\n' for b in ("a", "b", "c"))
+    (tmp_path / "t.toml").write_text(
+        f'matches = 1\ndeals = "d.txt"\n[sandbox]\nmode = "none"\n{bots}'
+    )
+    out = tmp_path / "run"
+    result = CliRunner().invoke(main, ["tournament", str(tmp_path / "t.toml"), "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    logs = sorted(out.rglob("*.jsonl"))
+    assert len(logs) == 3  # a-b, a-c, b-c
+    for log in logs:
+        records = [json.loads(line) for line in log.read_text().splitlines()]
+        assert records[0]["deck_source"]["deal"] == 1
+        first = next(r for r in records if r["type"] == "deal")
+        assert (first["dealer"], " ".join(first["deck"])) == (1, DECK_A)
+        assert check_file(log, load_deals(tmp_path / "d.txt").decks).ok
