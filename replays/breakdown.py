@@ -25,6 +25,7 @@ from replays.words import (
     Style,
     card_text,
     cards_text,
+    knock_discard_words,
     meld_text,
     score_text,
     seat_name,
@@ -68,7 +69,8 @@ def format_showdown(
         discard = (
             ""
             if result.knock_discard is None
-            else f", discarding {card_text(result.knock_discard, style)} face down"
+            else f", discarding {card_text(result.knock_discard, style)} "
+            f"{knock_discard_words(timeline.rules)}"
         )
         lines.append(f"{verb} by {name(knocker)}{discard}")
         melds = " ".join(meld_text(m.cards, style) for m in arrangement.melds) or "none"

@@ -46,7 +46,7 @@ from referee.engine.outcomes import Event, HandOutcome, HandResult
 from referee.timeline import Step, Timeline, collector_paused
 from replays.breakdown import format_showdown
 from replays.view import format_header, format_step
-from replays.words import GUTTER, PLAIN, Style
+from replays.words import GUTTER, PLAIN, Style, knock_discard_words
 
 _TEXT = Style(symbols=True, color=False)
 
@@ -80,6 +80,7 @@ def showdown_data(timeline: Timeline, result: HandResult) -> dict[str, Any]:
         "points": result.points,
         "knocker": result.knocker,
         "knockDiscard": None if result.knock_discard is None else card_str(result.knock_discard),
+        "knockDiscardLies": knock_discard_words(timeline.rules),
         "knockerMelds": [] if arrangement is None else [_cards(m.cards) for m in arrangement.melds],
         "knockerDeadwood": [] if arrangement is None else _sorted(arrangement.deadwood),
         "knockerCount": result.knocker_deadwood,

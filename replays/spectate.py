@@ -49,6 +49,7 @@ from referee.errors import ReplayLogError
 from referee.replay_log import hand_result_dict
 from referee.text import safe_text
 from referee.timeline import LogFold, Step, UnreadableRules, header_rules, header_seed
+from replays.words import knock_discard_words
 
 # A seat that plays no hand: seen_events hides every private card from it.
 SPECTATOR = -1
@@ -313,7 +314,12 @@ class Spectator:
             "teams": teams,
             "rules": None
             if rules is None
-            else {"profile": rules.profile_name, "target": rules.target, "players": players},
+            else {
+                "profile": rules.profile_name,
+                "target": rules.target,
+                "players": players,
+                "knock_discard": knock_discard_words(rules),  # how the page says it lies
+            },
             "series": {
                 "match": _int(series.get("match_number")),
                 "of": _int(series.get("length")),

@@ -211,7 +211,7 @@ def _decision(timeline: Timeline, step: Step, style: Style, seat: int | None) ->
     events = () if played is None else played.events[step.events_from :]
     if viewer is not None:
         events = seen_events(events, viewer)
-    texts = [t for t in (event_text(e, style) for e in events) if t]
+    texts = [t for t in (event_text(e, timeline.rules, style) for e in events) if t]
     if not texts or isinstance(action, ChooseDeal):
         texts = [_decision_words(step, action, style)]
     # A seat is not told how long its opponent thought.

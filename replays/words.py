@@ -38,14 +38,24 @@ from referee.engine.cards import (
 from referee.engine.melds import min_deadwood
 from referee.engine.observation import Observation
 from referee.engine.outcomes import Event, Phase
+from referee.engine.rules import Rules
 
 
 class Labelled(Protocol):
-    """What names a seat: a replayed log's labels, from its header."""
+    """What names a seat: a replayed log's labels, from its header; and the rules it was
+    played under, which some words depend on (a knock discard face up or down)."""
+
+    @property
+    def rules(self) -> Rules: ...
 
     def label(self, seat: int) -> str:
         """A seat's label (``greedy_bot``), or ``seat N``."""
         ...
+
+
+def knock_discard_words(rules: Rules) -> str:
+    """How the knock discard lies until the showdown (R5.2): ``face down``, or ``face up``."""
+    return "face up" if rules.knock_discard == "face_up" else "face down"
 
 
 _RED = "\x1b[31m"
@@ -214,7 +224,7 @@ def phase_words(phase: Phase) -> str:
     }[phase]
 
 
-def event_text(event: Event, style: Style = PLAIN) -> str | None:
+def event_text(event: Event, rules: Rules, style: Style = PLAIN) -> str | None:
     """An engine event in words (its card is None when hidden from the viewer)."""
     card = None if event.card is None else card_text(event.card, style)
     kind = event.kind
@@ -234,9 +244,12 @@ def event_text(event: Event, style: Style = PLAIN) -> str | None:
         verb = {"knock": "knocks", "gin": "goes gin", "big_gin": "declares big gin"}[kind]
         if kind == "big_gin" and card is None:
             return verb
-        return f"{verb}, discarding {card} face down" if card else f"{verb} (discard face down)"
+        lies = knock_discard_words(rules)
+        return f"{verb}, discarding {card} {lies}" if card else f"{verb} (discard {lies})"
     if kind == "defender_play":
-        return "declares melds and layoffs"
+        # R6.6: under declared_melds the referee lays the defender's deadwood off itself.
+        only = rules.defender_play == "declared_melds"
+        return "declares melds" if only else "declares melds and layoffs"
     return None  # deal, hand_over: shown by the deal and result records
 
 

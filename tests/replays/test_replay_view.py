@@ -429,3 +429,34 @@ def test_a_seat_the_match_has_not_and_a_line_that_is_no_decision_are_refused(
     assert f"{log} is a match of {players} players, seats 0 to {players - 1}" in out
     code, out = replay(str(log), "--at", "1")
     assert code != 0 and "line 1 is a header record, not a decision" in out
+
+
+@pytest.mark.parametrize(("profile", "lies", "defends"), [
+    ("neller-eaai", "face up", "declares melds"),
+    ("standard", "face down", None),  # the referee plays the defence (auto_optimal)
+    ("declared", "face down", "declares melds and layoffs"),
+])  # fmt: skip
+def test_the_knock_discard_and_the_defence_read_as_the_rules_play_them(
+    tmp_path: Path, profile: str, lies: str, defends: str | None
+) -> None:
+    """R5.2 and R6.6 as the log's rules have them: in the replay's text, its page and the live
+    page's view."""
+    from replays.html import showdown_data
+    from replays.spectate import Spectator
+
+    played = {"defender_play": "declared"} if profile == "declared" else {}
+    rules = Rules.profile("standard" if played else profile, target=100, **played)
+    path = two_player_log(tmp_path / "log.jsonl", rules, seed=3)
+    timeline = load_replay(path)
+    text = "\n".join("\n".join(b) for b in format_replay(timeline, PLAIN)) + "\n"
+    told = re.findall(r"(?:knocks|goes gin), discarding \S+ (face \w+)", text)
+    shown = re.findall(r" (?:knock|gin) by [^\n]*, discarding \S+ (face \w+)$", text, re.M)
+    assert told and shown and set(told) == set(shown) == {lies}
+    defences = {d.strip() for d in re.findall(r"\) (declares melds[a-z ]*)", text)}
+    assert defences == (set() if defends is None else {defends})
+    knocked = [s.result for s in timeline.steps if s.result and s.result.knocker is not None]
+    assert {showdown_data(timeline, r)["knockDiscardLies"] for r in knocked} == {lies}
+    spectator = Spectator()
+    for record in records_of(path):
+        spectator.feed(record)
+    assert spectator.view()["rules"]["knock_discard"] == lies

@@ -5,7 +5,8 @@ has it.
 What is public is worked out here from the records alone, without the engine: a hand's upcard
 and every card a decision discards face up are public from their record on; once the hand's
 ``hand_result`` record is read, every card of that hand. Cards taken from the pile were public
-already (the upcard or a discard). A stock draw's card and the face-down knock discard are not.
+already (the upcard or a discard). A stock draw's card and the face-down knock discard are not;
+a knock discard face up (``knock_discard = face_up``, R5.2) is public from its record on.
 """
 
 from __future__ import annotations
@@ -39,18 +40,26 @@ def cards_in(value: Any) -> list[str]:
     return CARD.findall(json.dumps(value))
 
 
+def _lies(rules: dict[str, Any]) -> str:
+    """How the page says a knock discard lies: the header's knock_discard (absent: face down)."""
+    return "face up" if rules.get("knock_discard") == "face_up" else "face down"
+
+
 class Public:
     """What is public at each point of a log, from its records alone."""
 
     def __init__(self) -> None:
         self.cards: dict[int, set[str]] = {}  # by 1-based hand
         self.finished: set[int] = set()  # hands whose result has been read
+        self.face_up = ("discard",)  # the actions whose card is discarded face up
 
     def read(self, record: dict[str, Any]) -> None:
         kind = record["type"]
-        if kind == "deal" and record["upcard"] is not None:
+        if kind == "header" and record["rules"].get("knock_discard") == "face_up":
+            self.face_up = ("discard", "knock")
+        elif kind == "deal" and record["upcard"] is not None:
             self.cards.setdefault(record["hand"], set()).add(record["upcard"])
-        elif kind == "decision" and record["action"]["kind"] == "discard":
+        elif kind == "decision" and record["action"]["kind"] in self.face_up:
             self.cards.setdefault(record["hand"], set()).add(record["action"]["card"])
         elif kind == "hand_result":
             self.finished.add(record["hand"])
@@ -633,12 +642,15 @@ class Told:
             hand["held"][seat] -= 1
             if card in hand["known"][seat]:
                 hand["known"][seat].remove(card)
+            face_up = self.header["rules"].get("knock_discard") == "face_up"
             if kind == "discard":
                 hand["pile"].append(card)
                 events.append((seat, "discard", card, False))
-            else:  # face down (R5.2)
+            else:  # face down (R5.2), unless the rules lay it face up on the pile
                 gin = self.results[record["hand"]]["knocker_deadwood"] == 0
-                events.append((seat, "gin" if gin else "knock", card, True))
+                if face_up:
+                    hand["pile"].append(card)
+                events.append((seat, "gin" if gin else "knock", card, not face_up))
         elif kind in ("big_gin", "defender_play"):
             events.append((seat, kind, None, False))
         hand["fed"] += 1
@@ -696,6 +708,7 @@ class Told:
                 "profile": header["rules"]["profile_name"],
                 "target": header["rules"]["target"],
                 "players": players,
+                "knock_discard": _lies(header["rules"]),
             },
             "series": {
                 "match": header["series"]["match_number"],
@@ -848,6 +861,7 @@ def test_before_the_first_deal_the_view_is_the_headers_and_nothing_is_played(
         "profile": rules["profile_name"],
         "target": rules["target"],
         "players": players,
+        "knock_discard": _lies(rules),
     }
     # Nobody has said Hello yet: each seat has its label and nothing else.
     assert [(s["label"], s["name"], s["version"]) for s in view["seats"]] == [
