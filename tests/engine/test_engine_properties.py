@@ -784,7 +784,13 @@ def test_observation_hides_stock_order(
 
 
 @settings(WALK, max_examples=40)
-@given(walks([r for r in CONFIGS if r.defender_play == "declared"], greedy=True))
+# A face-up knock discard (knock_discard = face_up) is on the pile for the defender to see.
+@given(
+    walks(
+        [r for r in CONFIGS if r.defender_play == "declared" and r.knock_discard == "face_down"],
+        greedy=True,
+    )
+)
 def test_observation_hides_knock_discard_from_defender(
     case: tuple[Rules, int, bool, list[int]],
 ) -> None:
