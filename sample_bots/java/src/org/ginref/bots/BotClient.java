@@ -7,12 +7,12 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
-import java.util.function.Function;
+import java.util.function.Supplier;
 import org.ginref.ginrummy.v1.Action;
 import org.ginref.ginrummy.v1.ActionReply;
 import org.ginref.ginrummy.v1.BotMessage;
-import org.ginref.ginrummy.v1.DecisionRequest;
 import org.ginref.ginrummy.v1.Fault;
+import org.ginref.ginrummy.v1.GameEvent;
 import org.ginref.ginrummy.v1.Hello;
 import org.ginref.ginrummy.v1.MatchResult;
 import org.ginref.ginrummy.v1.MatchStart;
@@ -109,18 +109,37 @@ public final class BotClient {
    * Connects with the launch environment (GINREF_ADDRESS and GINREF_TOKEN; over TLS with
    * GINREF_CA_CERT and the other variables of a hosted referee: see BotConfig), plays until the
    * referee ends the stream and returns the process exit code: 0 the stream ended with status
-   * OK (no more matches); 1 the connection failed, an error status, or decide threw; 2 the
+   * OK (no more matches); 1 the connection failed, an error status, or the bot threw; 2 the
    * launch environment is missing or malformed; 3 (EXIT_REFUSED) the referee refused the bot.
-   * With GINREF_MATCHES=n it plays on n streams at once, calling decide one request at a time,
-   * and returns the worst code. On stderr it says what happens, one line a step, in the words
-   * of every language's client (docs/writing-a-bot.md §9).
+   * With GINREF_MATCHES=n it plays on n streams at once, all with this bot, calling it for one
+   * message at a time, and returns the worst code. On stderr it says what happens, one line a
+   * step, in the words of every language's client (docs/writing-a-bot.md §9).
    */
-  public static int run(Function<DecisionRequest, Action> decide, String name, String version)
+  public static int run(Bot bot, String name, String version) throws InterruptedException {
+    return runEach(() -> bot, name, version);
+  }
+
+  /**
+   * As run, with a bot of its own for each stream (GINREF_MATCHES=n calls newBot n times): for
+   * a bot whose state belongs to one match at a time. Calls are still made one at a time.
+   */
+  public static int runEach(Supplier<? extends Bot> newBot, String name, String version)
       throws InterruptedException {
     BotConfig config;
-    ManagedChannel channel;
     try {
       config = new BotConfig(System.getenv());
+    } catch (BotConfig.Invalid e) {
+      System.err.println(name + ": " + e.getMessage());
+      return 2;
+    }
+    return runEach(newBot, name, version, config);
+  }
+
+  /** As runEach, with a launch configuration the caller made (e.g. from its own settings). */
+  public static int runEach(Supplier<? extends Bot> newBot, String name, String version,
+      BotConfig config) throws InterruptedException {
+    ManagedChannel channel;
+    try {
       channel = config.channel();
     } catch (BotConfig.Invalid e) {
       System.err.println(name + ": " + e.getMessage());
@@ -135,24 +154,20 @@ public final class BotClient {
     // A referee that starts the bot listens before it does, so a plain-text bot waits for the
     // connection; over TLS (a hosted referee, already up) a failed handshake is reported at once.
     boolean wait = !config.tls();
+    // One call at a time over every stream, so that a bot's state needs no lock.
+    Object oneCall = new Object();
     int code;
     if (config.matches == 1) {
-      code = play(channel, decide, helloMessage, name, wait);
+      code = play(channel, newBot.get(), oneCall, helloMessage, name, wait);
     } else {
-      // One thread per stream; decisions one at a time, so that a bot's state needs no lock.
-      Object oneDecision = new Object();
-      Function<DecisionRequest, Action> serial = request -> {
-        synchronized (oneDecision) {
-          return decide.apply(request);
-        }
-      };
       int[] codes = new int[config.matches];
       List<Thread> threads = new ArrayList<>();
       for (int i = 0; i < config.matches; i++) {
         int index = i;
+        Bot bot = newBot.get();
         Thread thread = new Thread(() -> {
           try {
-            codes[index] = play(channel, serial, helloMessage, name, wait);
+            codes[index] = play(channel, bot, oneCall, helloMessage, name, wait);
           } catch (InterruptedException e) {
             codes[index] = 1;
           }
@@ -171,9 +186,75 @@ public final class BotClient {
     return code;
   }
 
+  /** Thrown by deliver when the bot throws: which callback it was, and what it threw. */
+  private static final class BotFailed extends Exception {
+    final String callback;
+
+    BotFailed(String callback, RuntimeException cause) {
+      super(cause);
+      this.callback = callback;
+    }
+  }
+
+  /**
+   * Hands one referee message to the bot, under the lock: the events it brings first, then the
+   * message itself; returns the bot's action for a DecisionRequest, null for any other message.
+   */
+  private static Action deliver(Bot bot, Object lock, RefereeMessage message) throws BotFailed {
+    String callback = "";
+    synchronized (lock) {
+      try {
+        switch (message.getKindCase()) {
+          case MATCH_START -> {
+            callback = "onMatchStart";
+            bot.onMatchStart(message.getMatchStart());
+          }
+          case HAND_START -> {
+            callback = "onHandStart";
+            bot.onHandStart(message.getHandStart());
+          }
+          case EVENT -> {
+            callback = "onEvent";
+            bot.onEvent(message.getEvent());
+          }
+          case DECISION_REQUEST -> {
+            callback = "onEvent";
+            for (GameEvent event : message.getDecisionRequest().getNewEventsList()) {
+              bot.onEvent(event);
+            }
+            callback = "decide";
+            Action action = bot.decide(message.getDecisionRequest());
+            if (action == null) {
+              throw new NullPointerException("decide returned null");
+            }
+            return action;
+          }
+          case HAND_END -> {
+            callback = "onHandEnd";
+            bot.onHandEnd(message.getHandEnd());
+          }
+          case MATCH_END -> {
+            callback = "onMatchEnd";
+            bot.onMatchEnd(message.getMatchEnd());
+          }
+          case FAULT -> {
+            callback = "onFault";
+            bot.onFault(message.getFault());
+          }
+          default -> {
+            // A Welcome, or a kind this client does not know: nothing for the bot.
+          }
+        }
+      } catch (RuntimeException e) {
+        throw new BotFailed(callback, e);
+      }
+    }
+    return null;
+  }
+
   /** One Play stream to its end; returns its exit code. */
-  private static int play(ManagedChannel channel, Function<DecisionRequest, Action> decide,
-      BotMessage hello, String name, boolean wait) throws InterruptedException {
+  private static int play(ManagedChannel channel, Bot bot, Object lock, BotMessage hello,
+      String name, boolean wait) throws InterruptedException {
     LinkedBlockingQueue<Event> inbox = new LinkedBlockingQueue<>();
     StreamObserver<RefereeMessage> receiver = new StreamObserver<>() {
       @Override
@@ -221,24 +302,24 @@ public final class BotClient {
       for (String line : messageLines(message)) {
         System.err.println(name + ": " + line);
       }
-      if (message.hasDecisionRequest()) {
-        DecisionRequest request = message.getDecisionRequest();
-        Action action;
-        try {
-          action = decide.apply(request);
-        } catch (RuntimeException e) {
-          System.err.println(name + ": decide threw; leaving the stream");
-          e.printStackTrace();
-          sender.onError(Status.CANCELLED.withDescription("the bot failed").asException());
-          code = 1;
-          break;
-        }
+      if (message.hasFault()) {
+        System.err.println(name + ": " + formatFault(message.getFault()));
+      }
+      Action action;
+      try {
+        action = deliver(bot, lock, message);
+      } catch (BotFailed e) {
+        System.err.println(name + ": " + e.callback + " threw; leaving the stream");
+        e.getCause().printStackTrace();
+        sender.onError(Status.CANCELLED.withDescription("the bot failed").asException());
+        code = 1;
+        break;
+      }
+      if (action != null) {
         sender.onNext(BotMessage.newBuilder()
             .setActionReply(ActionReply.newBuilder()
-                .setRequestId(request.getRequestId()).setAction(action))
+                .setRequestId(message.getDecisionRequest().getRequestId()).setAction(action))
             .build());
-      } else if (message.hasFault()) {
-        System.err.println(name + ": " + formatFault(message.getFault()));
       }
     }
     return code;

@@ -16,32 +16,37 @@ import javax.net.ssl.SSLException;
 /**
  * The launch environment: where the referee is, the token, and for a hosted referee the TLS
  * files and how many matches to play at once. The variables are those of sample_bots/client.py,
- * with the same meaning and the same errors: each is one line, and the bot exits with 2.
+ * with the same meaning and the same errors: each is one line, and the bot exits with 2. Public,
+ * so that a bot with a main of its own can read the environment (new BotConfig(System.getenv()))
+ * or from a map of its own settings, and hand it to BotClient.runEach.
  */
-final class BotConfig {
+public final class BotConfig {
   /** More streams than this is surely a typo. */
-  static final int MAX_STREAMS = 64;
+  public static final int MAX_STREAMS = 64;
 
   /** A launch environment that is missing or malformed; the message is one line. */
-  static final class Invalid extends Exception {
+  public static final class Invalid extends Exception {
+    private static final long serialVersionUID = 1L;
+
     Invalid(String message) {
       super(message);
     }
   }
 
-  final String address;
-  final String token;
-  final String caCert; // TLS, trusting this CA alone ("": plain text)
-  final String clientCert; // with clientKey: mutual TLS
-  final String clientKey;
-  final String serverName; // the name the referee's certificate must carry ("": the host's)
-  final int matches; // streams at once, one match each
+  public final String address;
+  public final String token;
+  public final String caCert; // TLS, trusting this CA alone ("": plain text)
+  public final String clientCert; // with clientKey: mutual TLS
+  public final String clientKey;
+  public final String serverName; // the name the referee's certificate must carry ("": the host's)
+  public final int matches; // streams at once, one match each
 
   private static String get(Map<String, String> env, String name) {
     return env.getOrDefault(name, "").trim();
   }
 
-  BotConfig(Map<String, String> env) throws Invalid {
+  /** The launch contract read from env (System.getenv() for the process's own). */
+  public BotConfig(Map<String, String> env) throws Invalid {
     address = get(env, "GINREF_ADDRESS");
     token = get(env, "GINREF_TOKEN");
     caCert = get(env, "GINREF_CA_CERT");
@@ -71,7 +76,8 @@ final class BotConfig {
     matches = n;
   }
 
-  boolean tls() {
+  /** Whether the connection uses TLS: GINREF_CA_CERT is set. */
+  public boolean tls() {
     return !caCert.isEmpty();
   }
 
@@ -99,7 +105,7 @@ final class BotConfig {
    * A channel to the referee: plain text, or TLS through the JDK's own provider (see JdkAlpn)
    * when GINREF_CA_CERT is set, its files read now.
    */
-  ManagedChannel channel() throws Invalid {
+  public ManagedChannel channel() throws Invalid {
     if (!tls()) {
       return ManagedChannelBuilder.forTarget(address).usePlaintext().build();
     }

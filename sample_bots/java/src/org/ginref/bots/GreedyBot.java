@@ -51,7 +51,8 @@ public final class GreedyBot {
     return best < Cards.minDeadwood(hand);
   }
 
-  static Action decide(DecisionRequest request) {
+  /** The greedy v1 choice for a request; public, for a bot of your own to start from. */
+  public static Action decide(DecisionRequest request) {
     List<Action> legal = request.getLegalActionsList();
     Observation obs = request.getObservation();
     Map<KindCase, List<Action>> byKind = new EnumMap<>(KindCase.class);
