@@ -4,7 +4,8 @@ This is the one walk of a log through the engine, for two, three or four players
 consumer takes its steps: ``ginref verify`` checks them (:mod:`replays.verify`), ``ginref
 replay`` prints them, draws them (``--html``) or sends one of their positions to a bot
 (``--ask``), a tournament's audit compares them with its journal, and the live page's
-spectator view (:mod:`replays.spectate`) follows a log that is still being written.
+spectator view (:mod:`replays.spectate`) follows a log that is still being written (a match
+dealt from a deal file's decks too, each deck read as its ``deal`` record arrives).
 
 :class:`LogFold` is the walk itself, a fold over the records: the engine started from the
 header's rules and seed (and, for a whole log, the decks of its ``deal`` records), fed one
@@ -193,6 +194,14 @@ class LogFold:
     ``first_dealer``: the seat (side) that deals first, for a match dealt from a deal file's
     decks (the header's ``deck_source``); None: the one the seed and the rules give.
 
+    ``read_decks``: follow such a match line by line, its decks read as their ``deal`` records
+    arrive. The engine deals a hand as soon as the one before it ends, from the seed, a record
+    before the log says which deck it came from; a ``deal`` record whose deck is not the one
+    dealt replaces it: the game is rebuilt with every deck read so far and the decisions read so
+    far applied again (the new hand has none yet). That costs a replay of the match so far per
+    file deck (some 4 µs a decision), for such a match only; the hands dealt from the seed
+    after the file's decks cost nothing.
+
     ``history``: whether each step keeps the engine's state as it was (a copy per decision, for
     a :class:`Timeline`). Without it the engine is changed in place, so a step's ``before`` is
     its ``after``, the present state: for a follower that keeps no step (the spectator view).
@@ -206,20 +215,29 @@ class LogFold:
         decks: dict[int, list[Card]] | None = None,
         history: bool = True,
         first_dealer: int | None = None,
+        read_decks: bool = False,
     ) -> None:
         self.rules = rules
         self.seed = seed
         self.decks: dict[int, list[Card]] = dict(decks or {})  # by line of the deal record
+        self.first_dealer = first_dealer
         # A match dealt from a file's decks names its first dealer; the seed's would be another.
         self.match: Game = new_game(
             rules, seed, decks=list(self.decks.values()), first_dealer=first_dealer
         )
         self.history = history
+        # The decisions applied, in order, to deal again from: only when decks are read live.
+        self._applied: list[Action] | None = [] if read_decks else None
         self.stopped: tuple[int, str] | None = None  # (line, why) of the record refused
         # What refused it: the reader's or the engine's error; None for a seat out of turn.
         self.refusal: Exception | None = None
         self._results = 0  # hand_result records that reported a hand
         self._rounds = 0  # round_result records that reported a round
+
+    @property
+    def reads_decks(self) -> bool:
+        """Whether each ``deal`` record's deck is dealt as it arrives (``read_decks``)."""
+        return self._applied is not None
 
     def feed(self, line: int, record: dict[str, Any]) -> Step | None:
         """The step of the record on ``line``; None once the engine could not follow the log
@@ -246,6 +264,12 @@ class LogFold:
             number = record.get("hand")
             for table in match.tables:
                 if table.hand.number + 1 == number:
+                    if (
+                        self._applied is not None
+                        and deck is not None
+                        and (tuple(deck) != table.hand.deck)
+                    ):
+                        return self._deal_again(line, record)
                     h = table.hand
                     return Step(line, record, number, match, match, h, table.seats, table.number)
         # A result record reports the first ended hand (round) not yet reported; one that comes
@@ -290,8 +314,33 @@ class LogFold:
             self._stop(line, f"the recorded action is refused: {exc}", exc)
             return None
         self.match = after
+        if self._applied is not None:
+            self._applied.append(action)
         hand = 0 if played is None else played.number + 1
         return Step(line, record, hand, before, after, played, seats, number, start, action)
+
+    def _deal_again(self, line: int, record: dict[str, Any]) -> Step | None:
+        """The step of a ``deal`` record whose deck is not the one the engine dealt, decks read
+        live: the game rebuilt with the decks read so far; None if it cannot be (stopped)."""
+        before = self.match
+        after = new_game(
+            self.rules, self.seed, decks=list(self.decks.values()), first_dealer=self.first_dealer
+        )
+        # The decisions were applied to the same decks before: only the new hand has changed,
+        # and it has none yet. A log whose deal records are out of place may not replay.
+        try:
+            for action in self._applied or ():
+                after.apply(action)
+        except GinRefError as exc:
+            self._stop(line, f"the decks read so far do not replay the match: {exc}", exc)
+            return None
+        self.match = after
+        number = record["hand"]
+        for table in after.tables:
+            if table.hand.number + 1 == number:
+                h = table.hand
+                return Step(line, record, number, before, after, h, table.seats, table.number)
+        return Step(line, record, number, before, after)  # no hand of that number to show
 
     def _stop(self, line: int, why: str, refusal: Exception | None) -> None:
         self.stopped = (line, why)

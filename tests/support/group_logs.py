@@ -31,7 +31,7 @@ from referee.engine.hand import Hand
 from referee.engine.match import Match
 from referee.engine.outcomes import MatchResult, RoundResult
 from referee.engine.rules import Rules
-from referee.fairness import DealSeal
+from referee.fairness import DealSeal, GivenDecks
 from referee.faults import CONDUCT_RULE
 from referee.replay_log import (
     ReplayLogWriter,
@@ -99,21 +99,25 @@ def group_match_log(
     seed: int = 1,
     choices: int = 1,
     forfeit_at: int | None = None,
+    decks: GivenDecks | None = None,
 ) -> Path:
     """Play ``rules`` (3 or 4 players) from ``seed`` and write its log at ``path``.
 
     ``choices`` seeds the random choices. ``forfeit_at=n``: the seat asked the ``n``-th
     decision (1-based) does not answer but faults instead (``disconnected``) and forfeits.
+    ``decks``: a deal file's, dealt first (the header's ``deck_source`` says so).
     """
     players = rules.players
-    match = GroupMatch(rules, seed)
-    seal = DealSeal(seed)
+    given = () if decks is None else decks.decks
+    dealer = None if decks is None else decks.first_dealer
+    match = GroupMatch(rules, seed, decks=given, first_dealer=dealer)
+    seal = DealSeal(seed, decks=decks)
     rng = random.Random(choices)
     log = ReplayLogWriter(path)
     bots = [(s, LABELS[s], ["random_bot", str(s)], f"seat{s}.out") for s in range(players)]
     header = header_dict(
         path.stem, "2026-01-01T00:00:00.000+00:00", rules, seed, seal.commitment,
-        (MOVE_MS, 0, 0), (1, 1), bots,
+        (MOVE_MS, 0, 0), (1, 1), bots, None if decks is None else decks.header(),
     )  # fmt: skip
     log.write("header", **header)
     for seat in range(players):
@@ -180,18 +184,22 @@ def two_player_log(
     choices: int = 1,
     forfeit_at: int | None = None,
     labels: tuple[str, str] = (LABELS[0], LABELS[1]),
+    decks: GivenDecks | None = None,
 ) -> Path:
     """Play ``rules`` (two players) from ``seed`` with seeded random legal actions (a knock or
     gin whenever one is legal) and write its log at ``path``, as :func:`group_match_log` does
-    for three or four (``choices`` and ``forfeit_at`` alike); ``labels``: the seats' bots."""
-    match = Match(rules, seed)
-    seal = DealSeal(seed)
+    for three or four (``choices``, ``forfeit_at`` and ``decks`` alike); ``labels``: the seats'
+    bots."""
+    given = () if decks is None else decks.decks
+    dealer = None if decks is None else decks.first_dealer
+    match = Match(rules, seed, decks=given, first_dealer=dealer)
+    seal = DealSeal(seed, decks=decks)
     rng = random.Random(choices)
     log = ReplayLogWriter(path)
     bots = [(s, labels[s], ["random_bot", str(s)], f"seat{s}.out") for s in range(2)]
     header = header_dict(
         path.stem, "2026-01-01T00:00:00.000+00:00", rules, seed, seal.commitment,
-        (MOVE_MS, 0, 0), (1, 1), bots,
+        (MOVE_MS, 0, 0), (1, 1), bots, None if decks is None else decks.header(),
     )  # fmt: skip
     log.write("header", **header)
     for seat in range(2):
