@@ -197,8 +197,8 @@ class Bridge:
         self.cards = cards
         self.seat = 0
         # The agent's own melds as it returned them, reported back to it unchanged as the
-        # framework does (the wire shows them in ginref's order).
-        self._knock_melds: list[list[Any]] = []
+        # framework does (the wire shows them in ginref's order); None: the referee arranged.
+        self._knock_melds: list[list[Any]] | None = None
         self._defender_melds: list[list[Any]] = []
 
     def on_message(self, message: pb.RefereeMessage) -> None:
@@ -235,14 +235,8 @@ class Bridge:
             player.reportDraw(seat, self.cards.card(text) if text else None)
         elif kind == "discard" and seat != self.seat:  # the agent's own was reported at once
             player.reportDiscard(seat, self.cards.card(event.discard.card))
-        elif kind == "knock" and seat == self.seat:
-            player.reportFinalMelds(seat, self._knock_melds)
         elif kind == "knock":
-            # The knock discard lies face up on the pile the defender is shown (knock_discard =
-            # face_up); the framework reports it as a discard before the melds.
-            if observation is not None and observation.discard_pile and _face_up(observation):
-                player.reportDiscard(seat, self.cards.card(observation.discard_pile[-1]))
-            player.reportFinalMelds(seat, self.cards.melds(event.knock.arrangement.melds))
+            self._report_knock(event, observation)
         elif kind == "showdown":
             show = event.showdown
             defender = 1 - show.knocker
@@ -254,6 +248,18 @@ class Bridge:
                 card, meld = self.cards.card(layoff.card), targets[layoff.meld_index]
                 player.reportLayoff(defender, card, list(meld))
                 meld.append(card)
+
+    def _report_knock(self, event: pb.GameEvent, observation: pb.Observation | None) -> None:
+        seat, shown = event.seat, event.knock.arrangement.melds
+        if seat == self.seat:  # its discard was reported as it was made
+            own = self._knock_melds
+            self.player.reportFinalMelds(seat, self.cards.melds(shown) if own is None else own)
+            return
+        # The knock discard lies face up on the pile the defender is shown (knock_discard =
+        # face_up); the framework reports it as a discard before the melds.
+        if observation is not None and observation.discard_pile and _face_up(observation):
+            self.player.reportDiscard(seat, self.cards.card(observation.discard_pile[-1]))
+        self.player.reportFinalMelds(seat, self.cards.melds(shown))
 
     def decide(self, request: pb.DecisionRequest) -> pb.Action:
         """The agent's answer to ``request``, asked as the framework asks it."""
@@ -291,9 +297,11 @@ class Bridge:
         melds = self.player.getFinalMelds()
         if melds is None and "discard" in by_kind:
             return discard_action(text)
-        self._knock_melds = _melds_list(melds)
+        # Only when the rules leave no plain discard (must_knock, not in the framework's game)
+        # does a knock go without the agent's melds: the referee then arranges (R5.4).
+        self._knock_melds = None if melds is None else _melds_list(melds)
         knock = pb.Knock(discard=text)
-        if melds is not None:
+        if self._knock_melds is not None:
             knock.arrangement.SetInParent()  # present even with no melds: the agent's own
             knock.arrangement.melds.extend(PortCards.wire_melds(self._knock_melds))
         return pb.Action(knock=knock)
