@@ -45,6 +45,11 @@ public final class Cards {
     return suit * 13 + rank;
   }
 
+  /** The canonical wire card of a card index, e.g. "TD". */
+  public static String text(int card) {
+    return "" + RANKS.charAt(card % 13) + SUITS.charAt(card / 13);
+  }
+
   private static int rankValue(int rank) {
     return Math.min(rank + 1, 10);
   }
