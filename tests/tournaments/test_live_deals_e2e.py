@@ -69,7 +69,10 @@ class Run:
             written = records(self.log(entry))
             seat = entry["seats"].index("gated")
             asked = sum(r["type"] == "decision" and r["seat"] == seat for r in written)
-            return entry if asked == HOLD - 1 and entry["hand"] >= 1 else None
+            if asked != HOLD - 1 or entry["hand"] < 1:
+                return None
+            # The page polls the log: it may still show an earlier line than the one read here.
+            return entry if entry["view"] == spectator_view(written) else None
         return None
 
     def finish(self) -> None:

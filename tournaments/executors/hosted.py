@@ -27,6 +27,7 @@ from tournaments.executors.lobby_lines import format_lobby, format_streams, form
 from tournaments.executors.local import LocalExecutor, OnMatch
 from tournaments.file.config import TournamentConfig
 from tournaments.file.serve import ServeSettings, split_address, start_time
+from tournaments.journal.store import out_of_play
 from tournaments.live.lobby import lobby_rows, write_lobby
 from tournaments.runner import RunStopped
 from tournaments.schedule import Job
@@ -61,7 +62,11 @@ class HostedExecutor(LocalExecutor):
         super().__init__(config, root, confinement)
         self.settings = settings or config.serve
         self.absent_wait = self.settings.absent_wait
-        self.tokens = TokenCheck(root, set(self.remote))
+        # The remote bots still in play: a withdrawn one is not shown, waited for or asked for
+        # its token (its matches never start).
+        out = out_of_play(root)
+        self.entrants = [name for name in self.remote if name not in out]
+        self.tokens = TokenCheck(root, set(self.entrants))
         self.lobby: Lobby = Lobby(self.tokens)
         self.public: RefereeServer | None = None
         self._watch: asyncio.Task[None] | None = None
@@ -81,8 +86,8 @@ class HostedExecutor(LocalExecutor):
 
     def _show_lobby(self) -> None:
         """The lobby for the live page (``lobby.json``)."""
-        counts = {name: self.lobby.connected(name) for name in self.remote}
-        revoked = {n for n in self.remote if self.lobby.barred(n)}
+        counts = {name: self.lobby.connected(name) for name in self.entrants}
+        revoked = {n for n in self.entrants if self.lobby.barred(n)}
         with contextlib.suppress(OSError):  # the page lags; the tournament goes on
             write_lobby(self.root, lobby_rows(counts, revoked))
 
@@ -91,8 +96,8 @@ class HostedExecutor(LocalExecutor):
 
     def lobby_summary(self) -> str:
         """Each remote bot connected with its streams, and those missing, in a line."""
-        counts = {name: self.lobby.connected(name) for name in self.remote}
-        return format_lobby(counts, {n for n in self.remote if self.lobby.barred(n)})
+        counts = {name: self.lobby.connected(name) for name in self.entrants}
+        return format_lobby(counts, {n for n in self.entrants if self.lobby.barred(n)})
 
     @property
     def address(self) -> str:
@@ -151,7 +156,7 @@ class HostedExecutor(LocalExecutor):
             if self._halting():
                 return False
             now = datetime.now().astimezone()
-            missing = [n for n in self.remote if not self._present(n)]
+            missing = [n for n in self.entrants if not self._present(n)]
             if (when is None and not missing) or (when is not None and now >= when):
                 self._say("Play starts now.")
                 self._say(self.lobby_summary())
