@@ -71,8 +71,10 @@ class Run:
             asked = sum(r["type"] == "decision" and r["seat"] == seat for r in written)
             if asked != HOLD - 1 or entry["hand"] < 1:
                 return None
-            # The page polls the log: it may still show an earlier line than the one read here.
-            return entry if entry["view"] == spectator_view(written) else None
+            # The page polls the log: a table it shows may still be at an earlier line than the
+            # one read here.
+            shown = entry["view"]
+            return entry if shown is None or shown == spectator_view(written) else None
         return None
 
     def finish(self) -> None:
