@@ -16,6 +16,7 @@ from hypothesis import HealthCheck, settings
 
 from referee.replay_log import ReplayLogWriter
 from replays.schema import schema_problem
+from tests.support.certs import Certificates, make_certificates
 
 # No test may depend on the machine's speed: hypothesis's per-example deadline and its health
 # check of slow data generation both do, so neither applies anywhere (max_examples bounds the
@@ -64,3 +65,9 @@ def every_log_record_follows_the_schema(monkeypatch: pytest.MonkeyPatch) -> Iter
     monkeypatch.setattr(ReplayLogWriter, "write", checked)
     yield
     assert broken == [], broken[0]
+
+
+@pytest.fixture(scope="module")
+def certs(tmp_path_factory: pytest.TempPathFactory) -> Certificates:
+    """A test CA with the referee's and two clients' certificates and keys, once per module."""
+    return make_certificates(tmp_path_factory.mktemp("certs"))

@@ -16,15 +16,10 @@ from referee.server import RefereeServer
 from referee.tls import TlsFiles, is_loopback
 from referee.wire import ginrummy_pb2 as pb
 from referee.wire import ginrummy_pb2_grpc as pb_grpc
-from tests.support.certs import Certificates, make_certificates
+from tests.support.certs import Certificates
 
 # A handshake or a refused connection takes milliseconds; this only bounds a hang.
 CALL_TIMEOUT = 60.0
-
-
-@pytest.fixture(scope="module")
-def certs(tmp_path_factory: pytest.TempPathFactory) -> Certificates:
-    return make_certificates(tmp_path_factory.mktemp("certs"))
 
 
 def credentials(ca: Path, cert: Path | None = None, key: Path | None = None) -> Any:

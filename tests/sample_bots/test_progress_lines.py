@@ -20,7 +20,7 @@ from ginref.cli import main
 from referee.version import REFEREE_VERSION
 from referee.wire import ginrummy_pb2 as pb
 from sample_bots.progress import EXIT_REFUSED, ending, message_lines
-from tests.support.certs import Certificates, make_certificates
+from tests.support.certs import Certificates
 from tests.support.language_bots import LANGS, built
 from tests.support.progress_lines import story, unexpected_lines
 from tests.support.serve_helpers import (
@@ -130,11 +130,6 @@ def greedy(lang: str) -> tuple[str, tuple[str, ...]]:
         return PY_GREEDY
     bots = built(lang)
     return bots.greedy_name, bots.greedy
-
-
-@pytest.fixture(scope="module")
-def certs(tmp_path_factory: pytest.TempPathFactory) -> Certificates:
-    return make_certificates(tmp_path_factory.mktemp("certs"))
 
 
 @pytest.mark.slow

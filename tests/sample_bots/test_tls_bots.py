@@ -46,7 +46,7 @@ from referee.settings import RefereeOptions
 from referee.tls import TlsFiles
 from referee.wire import ginrummy_pb2 as pb
 from referee.wire import ginrummy_pb2_grpc as pb_grpc
-from tests.support.certs import Certificates, make_certificates
+from tests.support.certs import Certificates
 from tests.support.language_bots import LANGS, ScriptedReferee, assert_clean, built
 from tests.support.progress_lines import unexpected_lines
 from tests.support.referee_helpers import assert_log_agrees
@@ -63,11 +63,6 @@ OPTIONS = RefereeOptions(
     connect_timeout=60.0, exit_grace=5.0, kill_grace=2.0, sandbox=SandboxSettings(mode="none")
 )
 WAIT = 60.0  # the fake referee's bound on a hang; the streams come within milliseconds
-
-
-@pytest.fixture(scope="module")
-def certs(tmp_path_factory: pytest.TempPathFactory) -> Certificates:
-    return make_certificates(tmp_path_factory.mktemp("certs"))
 
 
 def random_bot(lang: str) -> tuple[str, ...]:

@@ -23,7 +23,7 @@ from referee.settings import RefereeOptions
 from referee.transport import InvalidMessage, parse_bot_message
 from referee.wire import ginrummy_pb2 as pb
 from referee.wire import ginrummy_pb2_grpc as pb_grpc
-from tests.support.certs import Certificates, make_certificates
+from tests.support.certs import Certificates
 from tests.support.referee_helpers import UNSANDBOXED, assert_log_agrees, of_type
 from tournaments.executors.hosted import HostedExecutor
 from tournaments.file.config import parse_text
@@ -46,11 +46,6 @@ remote = true
 name = "local"
 command = "{python} -m sample_bots.random_bot"
 """
-
-
-@pytest.fixture(scope="module")
-def certs(tmp_path_factory: pytest.TempPathFactory) -> Certificates:
-    return make_certificates(tmp_path_factory.mktemp("certs"))
 
 
 class Hosted:

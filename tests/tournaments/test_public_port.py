@@ -23,17 +23,12 @@ from hpack import Encoder
 from hyperframe.frame import HeadersFrame, RstStreamFrame, WindowUpdateFrame
 
 from referee.front import PENDING, PENDING_PER_ADDRESS
-from tests.support.certs import Certificates, make_certificates
+from tests.support.certs import Certificates
 from tests.tournaments.test_hosted import BOUND, Hosted, hosted, join, until
 
 pytestmark = pytest.mark.slow  # hundreds of TLS connections, and their timeouts
 
 HELLO_TIMEOUT = 2.0  # the hosted referee's connect timeout here
-
-
-@pytest.fixture(scope="module")
-def certs(tmp_path_factory: pytest.TempPathFactory) -> Certificates:
-    return make_certificates(tmp_path_factory.mktemp("certs"))
 
 
 def outsider(address: str, ca: Path, source: str) -> socket.socket | None:

@@ -25,7 +25,7 @@ import pytest
 from click.testing import CliRunner
 
 from ginref.cli import main
-from tests.support.certs import Certificates, make_certificates
+from tests.support.certs import Certificates
 from tests.support.referee_helpers import TESTBOT
 from tests.support.serve_helpers import (
     BOUND,
@@ -41,11 +41,6 @@ from tests.support.serve_helpers import (
 from tournaments.journal.store import JOURNAL_FILE, open_journal
 
 pytestmark = pytest.mark.slow  # real referees and real bot processes
-
-
-@pytest.fixture(scope="module")
-def certs(tmp_path_factory: pytest.TempPathFactory) -> Certificates:
-    return make_certificates(tmp_path_factory.mktemp("certs"))
 
 
 def verify(out: Path) -> None:

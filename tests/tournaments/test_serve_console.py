@@ -15,15 +15,10 @@ import pytest
 from click.testing import CliRunner
 
 from ginref.cli import main
-from tests.support.certs import Certificates, make_certificates
+from tests.support.certs import Certificates
 from tests.support.serve_helpers import Serve, issue, remote_bot, write_file
 
 pytestmark = pytest.mark.slow  # real referees and real bot processes
-
-
-@pytest.fixture(scope="module")
-def certs(tmp_path_factory: pytest.TempPathFactory) -> Certificates:
-    return make_certificates(tmp_path_factory.mktemp("certs"))
 
 
 def revoke(file: Path, bot: str) -> None:

@@ -15,15 +15,10 @@ from typing import Any
 
 import pytest
 
-from tests.support.certs import Certificates, make_certificates
+from tests.support.certs import Certificates
 from tests.support.serve_helpers import Serve, issue, records_of, remote_bot, until, write_file
 
 pytestmark = pytest.mark.slow  # real referees and real bot processes
-
-
-@pytest.fixture(scope="module")
-def certs(tmp_path_factory: pytest.TempPathFactory) -> Certificates:
-    return make_certificates(tmp_path_factory.mktemp("certs"))
 
 
 def test_start_all_waits_for_every_remote_bot_before_the_first_match(

@@ -8,15 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.certs import Certificates, make_certificates
+from tests.support.certs import Certificates
 from tests.support.serve_helpers import Serve, issue, records_of, remote_bot, write_file
 
 pytestmark = pytest.mark.slow  # a real referee and real bot processes
-
-
-@pytest.fixture(scope="module")
-def certs(tmp_path_factory: pytest.TempPathFactory) -> Certificates:
-    return make_certificates(tmp_path_factory.mktemp("certs"))
 
 
 def test_profile_set_and_matches_override_the_file(tmp_path: Path, certs: Certificates) -> None:

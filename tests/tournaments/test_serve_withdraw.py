@@ -13,7 +13,7 @@ import pytest
 from click.testing import CliRunner
 
 from ginref.cli import main
-from tests.support.certs import Certificates, make_certificates
+from tests.support.certs import Certificates
 from tests.support.serve_helpers import (
     BOUND,
     Serve,
@@ -27,11 +27,6 @@ from tests.support.serve_helpers import (
 from tournaments.journal.store import JOURNAL_FILE
 
 pytestmark = pytest.mark.slow  # real referees and real bot processes
-
-
-@pytest.fixture(scope="module")
-def certs(tmp_path_factory: pytest.TempPathFactory) -> Certificates:
-    return make_certificates(tmp_path_factory.mktemp("certs"))
 
 
 def stopped_halfway(tmp_path: Path, certs: Certificates) -> tuple[Path, dict[str, str]]:
