@@ -27,21 +27,20 @@ GET (and HEAD) only; every answer is built from the last poll's state, never fro
 A slow or hostile client cannot hold the server: each connection has ``request_timeout``
 seconds to send its request (and as long, idle, after its answer), a request may not exceed
 16 KiB (431), and one address may hold at most ``max_connections`` connections at once (more
-are answered 503 at once): a slowloris of one address keeps no other spectator out. The page
+are answered 503 at once): a slowloris of one address keeps no other spectator out
+(:mod:`tournaments.live.guarded`, which the ladder's web app serves with too). The page
 has a Content Security Policy that lets only its own script and style run, and it writes
 whatever a bot chose (its name, its version) as text, never as HTML.
 """
 
 from __future__ import annotations
 
-import asyncio
 import base64
 import hashlib
 import json
 import re
 import socket
 import threading
-import time
 from dataclasses import dataclass, field
 from functools import cache
 from http import HTTPStatus
@@ -51,18 +50,16 @@ from types import TracebackType
 from typing import Any
 
 import uvicorn
-from uvicorn.protocols.http.h11_impl import H11Protocol
 
 from referee.errors import GinRefError
+from tournaments.live.guarded import bind, guarded_server, serve_on_thread, url_of
 from tournaments.live.lobby import read_lobby
 from tournaments.live.watch import TournamentWatch
 
 PAGE_FILE = "live-page.html"  # package data of ``tournaments.live``
-MAX_REQUEST = 16 << 10  # bytes of request line and headers
 DEFAULT_PORT = 8080
 MATCH_PATH = "/api/match/"
 SERVER_NAME = "ginref-live"
-TOTAL_CONNECTIONS = 4096
 
 
 @cache
@@ -110,12 +107,6 @@ def _snapshot(
 
 def _headers(pairs: list[tuple[str, str]]) -> list[tuple[bytes, bytes]]:
     return [(k.encode("latin-1"), v.encode("latin-1")) for k, v in pairs]
-
-
-def _raw_answer(status: HTTPStatus) -> bytes:
-    return (
-        f"HTTP/1.1 {status.value} {status.phrase}\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
-    ).encode("ascii")
 
 
 class _App:
@@ -173,71 +164,6 @@ class _App:
         return HTTPStatus.OK, out, data
 
 
-def _protocol(live: LiveView) -> type[H11Protocol]:
-    """uvicorn's HTTP/1.1 protocol, held to account: a connection has ``request_timeout``
-    seconds to send its request, an address may hold ``max_connections`` at once (more are
-    answered 503 at once), and all of them :data:`TOTAL_CONNECTIONS`."""
-    held: dict[str, int] = {}
-
-    class Protocol(H11Protocol):
-        _deadline: asyncio.TimerHandle | None = None
-        _address: str | None = None
-        _seen = 0
-        _refused = False
-
-        def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
-            super().connection_made(transport)
-            peer = transport.get_extra_info("peername")
-            address = str(peer[0]) if peer else "?"
-            loop = asyncio.get_running_loop()
-            self._deadline = loop.call_later(live.request_timeout, self._too_slow)
-            if held.get(address, 0) >= live.max_connections or (
-                sum(held.values()) >= TOTAL_CONNECTIONS
-            ):
-                self._refused = True  # answered 503 when it speaks (or dropped in time)
-                return
-            self._address = address
-            held[address] = held.get(address, 0) + 1
-
-        def data_received(self, data: bytes) -> None:
-            if self._refused:
-                if self._deadline is not None:
-                    self._deadline.cancel()
-                    self._deadline = None
-                self.transport.write(_raw_answer(HTTPStatus.SERVICE_UNAVAILABLE))
-                self.transport.close()
-                return
-            if self._deadline is not None:  # still reading its request: at most MAX_REQUEST
-                self._seen += len(data)
-                if self._seen > MAX_REQUEST:
-                    self._deadline.cancel()
-                    self._deadline = None
-                    self.transport.write(_raw_answer(HTTPStatus.REQUEST_HEADER_FIELDS_TOO_LARGE))
-                    self.transport.close()
-                    return
-            super().data_received(data)
-            if self.cycle is not None and self._deadline is not None:
-                self._deadline.cancel()  # its request is in: the keep-alive timer takes over
-                self._deadline = None
-
-        def _too_slow(self) -> None:
-            self._deadline = None
-            if self.cycle is None or not self.cycle.response_complete:
-                self.transport.close()
-
-        def connection_lost(self, exc: Exception | None) -> None:
-            if self._deadline is not None:
-                self._deadline.cancel()
-            if self._address is not None:
-                held[self._address] -= 1
-                if not held[self._address]:
-                    del held[self._address]
-                self._address = None
-            super().connection_lost(exc)
-
-    return Protocol
-
-
 def _unexpected(exc: Exception) -> GinRefError:
     return GinRefError(f"the live page cannot read the tournament: {type(exc).__name__}: {exc}")
 
@@ -282,8 +208,7 @@ class LiveView:
     @property
     def url(self) -> str:
         """The page's address."""
-        host, port = self.address
-        return f"http://[{host}]:{port}/" if ":" in host else f"http://{host}:{port}/"
+        return url_of(*self.address)
 
     def start(self) -> None:
         """Bind, read the tournament once, and serve; raise :class:`GinRefError` (one line)
@@ -292,30 +217,9 @@ class LiveView:
         if self._server is not None:
             raise GinRefError("the live page is already started")
         self._watch.check()  # a wrong directory is named before the address is tried
-        sock = socket.socket(socket.AF_INET6 if ":" in self.host else socket.AF_INET)
-        try:
-            sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-            sock.bind((self.host, self.port))
-            sock.listen(128)
-        except OSError as exc:
-            sock.close()
-            why = exc.strerror or str(exc)
-            where = f"{self.host}:{self.port}"
-            raise GinRefError(f"cannot serve the live page on {where}: {why}") from None
+        sock = bind(self.host, self.port, "the live page")
         self._socket = sock
-        config = uvicorn.Config(
-            _App(self),
-            http=_protocol(self),
-            lifespan="off",
-            log_config=None,
-            log_level="critical",
-            access_log=False,
-            timeout_keep_alive=max(1, round(self.request_timeout)),
-            h11_max_incomplete_event_size=MAX_REQUEST,
-            server_header=False,
-            date_header=False,
-        )
-        server = uvicorn.Server(config)
+        server = guarded_server(_App(self), self.request_timeout, self.max_connections)
         self._server = server
         self._stop.clear()
         poller = threading.Thread(target=self._poll, name="ginref-live-poll", daemon=True)
@@ -326,13 +230,7 @@ class LiveView:
             failure, self._failure = self._failure, None
             self.stop()
             raise failure
-        serving = threading.Thread(
-            target=server.run, kwargs={"sockets": [sock]}, daemon=True, name="ginref-live-http"
-        )
-        serving.start()
-        self._threads.append(serving)
-        while not server.started and serving.is_alive():
-            time.sleep(0.01)  # uvicorn's own start: a few milliseconds
+        self._threads.append(serve_on_thread(server, sock, "ginref-live-http"))
 
     def stop(self) -> None:
         """Stop serving and polling (idempotent)."""
