@@ -359,12 +359,13 @@ class SandboxPlan:
 
     settings: SandboxSettings
     uid: int
-    socket: Path  # the bot's socket on the host
+    socket: Path | None  # the bot's socket on the host (None: a build, which plays nobody)
     cwd: str
     dirs: Sequence[Path]
     env: Mapping[str, str]
     transport: Transport = "unix"
     extra: list[Path] = field(default_factory=list)  # more read-only paths (the runtime)
+    writable: Sequence[Path] = ()  # read-write over what is bound (a submission's build)
 
     def address(self) -> str:
         """``GINREF_ADDRESS`` inside the sandbox."""
@@ -409,7 +410,10 @@ class SandboxPlan:
                 args += ["--perms", "0755", "--dir", str(parent)]
         for path in outer:
             args += ["--ro-bind", str(path), str(path)]
-        args += ["--bind", str(self.socket), SOCKET_IN_SANDBOX]
+        for path in self.writable:
+            args += ["--bind", str(path), str(path)]
+        if self.socket is not None:
+            args += ["--bind", str(self.socket), SOCKET_IN_SANDBOX]
         args += ["--proc", "/proc", "--dev", "/dev"]
         args += ["--hostname", "ginref-bot", "--chdir", self.cwd, "--clearenv"]
         if seccomp_fd is not None:
