@@ -388,8 +388,11 @@ def _set_key(key: str, current: Any, value: Any) -> Any:
     return value
 
 
-def parse_text(text: str, source: str = "<text>", base: Path | None = None) -> TournamentConfig:
-    """Parse the text of a tournament file; ``base`` resolves the bots' relative ``cwd``."""
+def parse_text(
+    text: str, source: str = "<text>", base: Path | None = None, *, other: str | None = None
+) -> TournamentConfig:
+    """Parse the text of a tournament file; ``base`` resolves the bots' relative ``cwd``.
+    ``other``: a table the caller reads itself (a season's ``[ladder]``), left alone here."""
     base = base or Path.cwd()
     try:
         data = tomllib.loads(text)
@@ -399,6 +402,7 @@ def parse_text(text: str, source: str = "<text>", base: Path | None = None) -> T
         line = f":{found.group(1)}" if found else ""
         raise TournamentFileError(f"{source}{line}: not valid TOML: {message}") from None
     r = Reader(source, text, base)
+    data.pop(other or "", None)
     r.check_keys(data, _TOP_KEYS, ())
     fields: dict[str, Any] = {"source": source}
 

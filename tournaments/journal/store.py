@@ -207,17 +207,7 @@ class Journal:
                     "INSERT INTO meta (key, value) VALUES (?, ?)", (key, json.dumps(value))
                 )
             for position, bot in enumerate(bots):
-                self.db.execute(
-                    "INSERT INTO bots (name, position, command, cwd, env) VALUES (?, ?, ?, ?, ?)",
-                    (
-                        bot["name"],
-                        position,
-                        # A remote bot (ginref serve) has no command: an empty one.
-                        json.dumps(bot.get("command", [])),
-                        bot.get("cwd"),
-                        json.dumps(bot.get("env", {})),
-                    ),
-                )
+                self._insert_bot(position, bot)
             for position, team in enumerate(teams):
                 self.db.execute(
                     "INSERT INTO teams (name, position, bot_a, bot_b) VALUES (?, ?, ?, ?)",
@@ -243,6 +233,30 @@ class Journal:
             self.db.execute("DELETE FROM schedule WHERE position >= ?", (keep,))
             for spec in added:
                 self._insert("schedule", schedule_row(spec))
+
+    @_sqlite_errors
+    def extend(self, bots: Sequence[dict[str, Any]], added: Sequence[MatchSpec]) -> None:
+        """A schedule that grows as it is played (a ladder's): new bots and new matches, after
+        those already there, in one transaction."""
+        with self.transaction():
+            (position,) = self.db.execute("SELECT COUNT(*) FROM bots").fetchone()
+            for n, bot in enumerate(bots):
+                self._insert_bot(position + n, bot)
+            for spec in added:
+                self._insert("schedule", schedule_row(spec))
+
+    def _insert_bot(self, position: int, bot: dict[str, Any]) -> None:
+        self.db.execute(
+            "INSERT INTO bots (name, position, command, cwd, env) VALUES (?, ?, ?, ?, ?)",
+            (
+                bot["name"],
+                position,
+                # A remote bot (ginref serve) has no command: an empty one.
+                json.dumps(bot.get("command", [])),
+                bot.get("cwd"),
+                json.dumps(bot.get("env", {})),
+            ),
+        )
 
     def _insert(self, table: str, row: dict[str, Any]) -> None:
         names = ", ".join(row)

@@ -1,0 +1,158 @@
+"""The ladder's service plays the pool around the clock: every pairing it chooses is written to
+the journal's schedule before it starts, every finished match is journaled then rated once,
+duplicate pairs are one deal with the seats swapped, and killed with SIGKILL at any moment it
+resumes: the matches left without a result are played first, the matches journaled but not
+rated are rated, and nothing is rated twice."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import random
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from tests.support.referee_helpers import ROOT, TESTBOT
+from tournaments.journal.records import MatchRecord
+from tournaments.journal.store import open_journal
+from tournaments.ladder.season import load_season
+from tournaments.ladder.service import PLAY, LadderService
+from tournaments.ladder.store import open_season
+
+pytestmark = pytest.mark.slow  # real bot processes in the sandbox
+
+
+def season_dir(tmp_path: Path, extra: str = "") -> Path:
+    directory = tmp_path / "season"
+    directory.mkdir()
+    text = 'name = "s"\n[ladder]\nmax_per_bot = 2\n' + extra
+    text += "[faults]\nexit_grace = 0.5\nkill_grace = 0.5\n"
+    for name, mode in (("play", "play"), ("first", "first"), ("again", "play")):
+        text += f'\n[[bots]]\nname = "{name}"\ncommand = "{{python}} {TESTBOT} {mode}"\n'
+    (directory / "season.toml").write_text(text)
+    return directory
+
+
+class Counting(LadderService):
+    """The service, stopped once ``wanted`` matches are journaled."""
+
+    wanted = 6
+
+    def _commit(self, record: MatchRecord) -> bool:
+        go_on = super()._commit(record)
+        if self.tally.played >= self.wanted:
+            self.stop()
+        return go_on
+
+
+def check_consistent(directory: Path) -> tuple[list[MatchRecord], int]:
+    """The journal's matches, each rated once in the store; the scheduled matches left."""
+    journal = open_journal(directory / PLAY, create=False)
+    try:
+        records = journal.records()
+        schedule = journal.schedule()
+    finally:
+        journal.close()
+    store = open_season(directory)
+    try:
+        rated = store.rated()
+        ratings = store.ratings()
+        (rows,) = store.db.execute("SELECT COUNT(*) FROM rated").fetchone()
+    finally:
+        store.close()
+    keys = [r.key for r in records]
+    assert len(keys) == len(set(keys))
+    assert rated == set(keys) and rows == len(keys)  # each rated, once
+    games = Counter(bot for r in records for bot in r.seats)
+    assert {bot: r.games for bot, r in ratings.items()} == dict(games)
+    return records, len(schedule) - len(records)
+
+
+def test_the_service_plays_duplicate_pairs_and_rates_each_match_once(tmp_path: Path) -> None:
+    directory = season_dir(tmp_path)
+    service = Counting(load_season(directory), lanes=2, workers=0, rng=random.Random(1))
+    tally = asyncio.run(service.run())
+    assert tally.played >= 6
+    records, _ = check_consistent(directory)
+    by_deal: dict[int, list[MatchRecord]] = {}
+    for record in records:
+        by_deal.setdefault(record.deal, []).append(record)
+    pairs = [group for group in by_deal.values() if len(group) == 2]
+    assert pairs
+    for first, second in pairs:
+        assert first.seed == second.seed and first.seats == second.seats[::-1]
+    # The ratings moved: the bot that always plays its first legal action is not on top.
+    store = open_season(directory)
+    try:
+        ratings = store.ratings()
+        assert store.history(records[0].seats[0])
+    finally:
+        store.close()
+    assert len({round(r.mu, 6) for r in ratings.values()}) > 1
+
+
+def journal_count(directory: Path) -> int:
+    path = directory / PLAY / "journal.sqlite"
+    if not path.exists():
+        return 0
+    db = sqlite3.connect(f"{path.as_uri()}?mode=ro", uri=True)
+    try:
+        return int(db.execute("SELECT COUNT(*) FROM matches").fetchone()[0])
+    except sqlite3.Error:
+        return 0
+    finally:
+        db.close()
+
+
+def test_killed_with_sigkill_the_service_resumes_where_it_was(tmp_path: Path) -> None:
+    directory = season_dir(tmp_path)
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    command = [sys.executable, "-m", "ginref", "ladder", "run", str(directory), "-j", "2"]
+    rng = random.Random(7)
+    for _ in range(3):
+        before = journal_count(directory)
+        process = subprocess.Popen(
+            command, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, cwd=ROOT
+        )
+        deadline = time.monotonic() + 300  # far beyond what a few matches need
+        target = before + 1 + rng.randrange(3)
+        while journal_count(directory) < target:
+            assert process.poll() is None, process.stdout.read().decode() if process.stdout else ""
+            assert time.monotonic() < deadline, "no match journaled in 300 s"
+            time.sleep(0.05)
+        time.sleep(rng.random() * 0.3)  # amid the next commit, its rating or a start
+        process.send_signal(signal.SIGKILL)
+        out, _ = process.communicate()
+        assert process.returncode == -signal.SIGKILL
+        assert journal_count(directory) >= target
+    # A last run, stopped cleanly: the matches left without a result are played first, and
+    # everything journaled is rated exactly once.
+    journal = open_journal(directory / PLAY, create=False)
+    try:
+        waiting = {s.key for s in journal.schedule()} - journal.finished_keys()
+    finally:
+        journal.close()
+    process = subprocess.Popen(
+        command, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, cwd=ROOT
+    )
+    target = journal_count(directory) + max(2, len(waiting))
+    deadline = time.monotonic() + 300
+    while journal_count(directory) < target:
+        assert process.poll() is None
+        assert time.monotonic() < deadline
+        time.sleep(0.05)
+    process.send_signal(signal.SIGINT)
+    out, _ = process.communicate(timeout=120)
+    assert process.returncode == 0, out.decode()
+    assert b"Traceback" not in out
+    records, _ = check_consistent(directory)
+    assert waiting <= {r.key for r in records}
+    if waiting:
+        assert b"have no result: they are played first" in out

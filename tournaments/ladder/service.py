@@ -1,0 +1,460 @@
+"""The ladder's service (``ginref ladder run``): builds submissions and plays the pool, around
+the clock, until it is stopped.
+
+Two tasks share one event loop:
+
+- **The pipeline** takes queued submissions one at a time, oldest first (a build is the
+  heaviest thing the machine does), and runs :func:`tournaments.ladder.pipeline.process` on a
+  thread: unpack, manifest, build in the sandbox, validation match. An accepted version joins
+  the pool and replaces its entrant's previous one in matchmaking; a failed one is told to its
+  entrant (the step, the exit status, the tail of the output) and never touches the pool.
+- **Play** keeps ``lanes`` jobs running. Each job is one pairing chosen by
+  :func:`tournaments.ladder.matchmaking.choose` from the pool's ratings: a duplicate pair (one
+  deal, seats swapped, the same two processes) or a single match. Its matches are written to
+  the journal's schedule before they start and committed as each ends, then rated.
+
+The matches run on the tournament executors (worker processes by default, or in-process),
+one *generation* of executor per pool: when a version is accepted, new jobs go to a new
+executor whose bots include it, and the old one is closed once its jobs are over.
+
+Killed (kill -9) at any point, the service loses only the matches in flight: started again,
+it rates the journal's matches not yet rated, plays the scheduled matches that have no result
+(a pairing chosen is a pairing played, whatever the ratings say now), and queues again any
+submission that was being built or validated.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import datetime as _dt
+import random
+import shlex
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from referee.bots.spec import expand_python
+from referee.errors import GinRefError
+from tournaments.executors.local import Executor, JobLost
+from tournaments.file.bots import BotEntry
+from tournaments.file.config import TournamentConfig
+from tournaments.journal.records import MatchRecord
+from tournaments.journal.store import Journal, open_journal
+from tournaments.ladder import ratings_book
+from tournaments.ladder.errors import SubmissionError
+from tournaments.ladder.matchmaking import choose
+from tournaments.ladder.season import Season
+from tournaments.ladder.store import (
+    ACCEPTED,
+    BUILDING,
+    FAILED,
+    QUEUED,
+    SeasonStore,
+    Version,
+    open_season,
+)
+from tournaments.runner import make_executor
+from tournaments.schedule import Job, MatchSpec, deal_seed
+
+PLAY = "play"  # the season's tournament directory: journal, replay logs
+VERSIONS = "versions"  # versions/<entrant>/<n>/: an unpacked and built submission
+SUBMISSIONS = "submissions"  # submissions/<entrant>/<n>.archive, <n>.log
+POLL = 2.0  # seconds between looks at the queue and the deadline when nothing happens
+ARRIVAL = 60.0  # a queued version whose archive never came (its upload died) fails after this
+
+Say = Callable[[str], None]
+
+
+def archive_path(directory: Path, version: Version) -> Path:
+    return directory / SUBMISSIONS / version.entrant / f"{version.number}.archive"
+
+
+def log_path(directory: Path, version: Version) -> Path:
+    return directory / SUBMISSIONS / version.entrant / f"{version.number}.log"
+
+
+def version_dir(directory: Path, version: Version) -> Path:
+    return directory / VERSIONS / version.entrant / str(version.number)
+
+
+def version_entry(directory: Path, version: Version) -> BotEntry:
+    """A version as a bot of the pool: its run command in its own directory, in the sandbox."""
+    if version.number == 0:
+        return BotEntry(version.entrant, (), remote=True)
+    where = version_dir(directory, version) / "bot"
+    return BotEntry(
+        version.name,
+        expand_python(version.command),
+        str(where),
+        transport="tcp" if version.transport == "tcp" else "unix",
+    )
+
+
+def split_command(run: str) -> tuple[str, ...]:
+    return tuple(shlex.split(run))
+
+
+@dataclass
+class _Generation:
+    """An executor for one pool; retired when a newer pool exists and its jobs are over."""
+
+    executor: Executor
+    bots: frozenset[str]
+    jobs: int = 0
+
+
+@dataclass
+class Tally:
+    """What this run of the service did, for its lines and its tests."""
+
+    played: int = 0
+    accepted: list[str] = field(default_factory=list)
+    failed: list[str] = field(default_factory=list)
+
+
+def open_play_journal(season: Season) -> Journal:
+    """The season's journal (created with its house bots and remote entrants if new)."""
+    play = season.directory / PLAY
+    play.mkdir(parents=True, exist_ok=True)
+    play.chmod(0o700)
+    journal = open_journal(play)
+    if not journal.initialised:
+        identity = {"ladder": season.name}
+        journal.initialise(
+            identity, season.config.to_dict(), [b.to_dict() for b in season.config.bots], []
+        )
+    return journal
+
+
+class LadderService:
+    """One run of a season's service."""
+
+    def __init__(
+        self,
+        season: Season,
+        *,
+        lanes: int = 2,
+        workers: int | None = None,
+        say: Say = lambda line: None,
+        rng: random.Random | None = None,
+    ) -> None:
+        self.season = season
+        self.directory = season.directory
+        self.lanes = lanes
+        self.workers = workers
+        self.say = say
+        self.rng = rng or random.Random()
+        self.store: SeasonStore = open_season(self.directory, create=True)
+        for name in season.remote:
+            if name not in {e for e, _ in self.store.entrants()}:
+                self.store.add_entrant(name, remote=True)
+        self.journal = open_play_journal(season)
+        self.book = ratings_book.RatingsBook(self.store, season.ladder.rating)
+        self.tally = Tally()
+        self._stopping = asyncio.Event()
+        self._changed = asyncio.Event()  # a job ended or the pool changed
+        self._generation: _Generation | None = None
+        self._retired: list[_Generation] = []
+        self._busy: dict[str, int] = {}  # bot -> matches in play
+        self._running: set[asyncio.Task[None]] = set()
+        self._failure: BaseException | None = None
+        self._waiting: list[Job] = []  # jobs to play before new ones (resumed, or lost)
+        self.session = 0
+
+    # --- the pool ------------------------------------------------------------------------------
+
+    def pool(self) -> list[BotEntry]:
+        """The house bots and each entrant's newest accepted version."""
+        house = list(self.season.config.local_bots)
+        return house + [version_entry(self.directory, v) for v in self.store.active()]
+
+    def _config(self, bots: list[BotEntry]) -> TournamentConfig:
+        return self.season.config.with_changes(bots=tuple(bots), processes="keep", check_bots=False)
+
+    async def _current(self) -> _Generation:
+        """The executor of the current pool, made when the pool changed."""
+        bots = self.pool()
+        names = frozenset(b.name for b in bots)
+        if self._generation is not None and self._generation.bots == names:
+            return self._generation
+        known = set(self.journal.bot_names())
+        self.journal.extend([b.to_dict() for b in bots if b.name not in known], [])
+        executor = make_executor(
+            self._config(bots), self.directory / PLAY, None, self.lanes, self.workers
+        )
+        await executor.start()
+        if self._generation is not None:
+            self._retired.append(self._generation)
+        self._generation = _Generation(executor, names)
+        await self._retire()
+        return self._generation
+
+    async def _retire(self) -> None:
+        for old in [g for g in self._retired if g.jobs == 0]:
+            self._retired.remove(old)
+            await old.executor.close(complete=True)
+
+    # --- matchmaking ---------------------------------------------------------------------------
+
+    def _new_job(self, generation: _Generation) -> Job | None:
+        """Choose the next pairing and write its matches to the journal's schedule."""
+        pool = [b.name for b in self.pool() if b.name in generation.bots]
+        candidates = [self.book.candidate(name) for name in pool]
+        chosen = choose(
+            candidates,
+            1,
+            self.rng,
+            busy=self._busy,
+            max_per_bot=self.season.ladder.max_per_bot,
+            duplicate=self.season.ladder.duplicate,
+            model=self.book.model,
+        )
+        if not chosen:
+            return None
+        a, b = chosen[0].bots
+        deal = self.store.next_number("deals")
+        seed = deal_seed(self.store.deal_key, deal, self.season.config.rules, 0)
+        seatings = [(a, b), (b, a)] if chosen[0].duplicate else [(a, b)]
+        specs = []
+        for seats in seatings:
+            n = self.store.next_number("matches")
+            specs.append(MatchSpec(f"{a}.{b}.{n:06d}", n, 1, (a, b), n, deal, seed, seats))
+        self.journal.extend([], specs)
+        return _job(specs)
+
+    def _unfinished(self) -> list[Job]:
+        """The scheduled matches without a result (a run killed in play), as their jobs."""
+        done = self.journal.finished_keys()
+        by_deal: dict[int, list[MatchSpec]] = {}
+        for spec in self.journal.schedule():
+            if spec.key not in done:
+                by_deal.setdefault(spec.deal, []).append(spec)
+        return [_job(specs) for specs in by_deal.values()]
+
+    # --- play ----------------------------------------------------------------------------------
+
+    def _commit(self, record: MatchRecord) -> bool:
+        if record.key in self.journal.finished_keys():
+            return True
+        self.journal.commit_match(record, self.session)
+        self.book.rate(record)
+        self.tally.played += 1
+        return not self._stopping.is_set()
+
+    def _start(self, job: Job, generation: _Generation) -> None:
+        """Start ``job`` on ``generation``'s executor; its bots count as busy from now on."""
+        for bot in job.bots:
+            self._busy[bot] = self._busy.get(bot, 0) + 1
+        generation.jobs += 1
+        task = asyncio.ensure_future(self._play(job, generation))
+        self._running.add(task)
+        task.add_done_callback(self._ended)
+
+    def _ended(self, task: asyncio.Task[None]) -> None:
+        self._running.discard(task)
+        if not task.cancelled() and task.exception() is not None:
+            self._failure = task.exception()  # a bug or a broken setup: the service stops
+        self._changed.set()
+
+    async def _play(self, job: Job, generation: _Generation) -> None:
+        directory = self.directory / PLAY / "logs" / job.key
+        try:
+            _clean(directory, self.journal.log_paths(), self.directory / PLAY)
+            await generation.executor.run(job, directory, self._commit)
+        except JobLost as exc:
+            left = [m for m in job.matches if m.key not in self.journal.finished_keys()]
+            self.say(f"Ladder: job {job.key} lost ({exc}): its {len(left)} matches left wait")
+            if left:
+                self._waiting.append(_job(left))
+        finally:
+            for bot in job.bots:
+                self._busy[bot] -= 1
+            generation.jobs -= 1
+            self._changed.set()
+
+    async def _play_loop(self) -> None:
+        self._waiting = self._unfinished()
+        if self._waiting:
+            left = sum(len(j.matches) for j in self._waiting)
+            self.say(f"Ladder: {left} scheduled matches have no result: they are played first")
+        while not self._stopping.is_set():
+            self._changed.clear()
+            if self._failure is not None:
+                raise self._failure
+            generation = await self._current()
+            while len(self._running) < self.lanes and not self._stopping.is_set():
+                job = self._waiting.pop(0) if self._waiting else self._new_job(generation)
+                if job is None:
+                    break
+                runs_on = generation
+                if not set(job.bots) <= generation.bots:
+                    runs_on = await self._with_bots(job)
+                self._start(job, runs_on)
+            await self._retire()
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._changed.wait(), POLL)
+
+    async def _with_bots(self, job: Job) -> _Generation:
+        """An executor that knows an older version a resumed job needs (one replaced since)."""
+        versions = {v.name: v for v in self.store.versions()}
+        extra = [version_entry(self.directory, versions[b]) for b in job.bots if b in versions]
+        house = {b.name: b for b in self.season.config.local_bots}
+        bots = self.pool()
+        names = {b.name for b in bots}
+        bots += [e for e in extra if e.name not in names]
+        bots += [house[b] for b in job.bots if b in house and b not in names]
+        executor = make_executor(self._config(bots), self.directory / PLAY, None, 1, self.workers)
+        await executor.start()
+        generation = _Generation(executor, frozenset(b.name for b in bots))
+        self._retired.append(generation)
+        return generation
+
+    # --- submissions ---------------------------------------------------------------------------
+
+    async def _pipeline_loop(self) -> None:
+        for version in self.store.requeue_interrupted():
+            self.say(f"Ladder: {version.name} was being built when the service stopped: again")
+        while not self._stopping.is_set():
+            self._freeze_at_deadline()
+            queued = self._next_queued()
+            if queued is None:
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(self._stopping.wait(), POLL)
+                continue
+            version = queued
+            self.store.set_status(version.entrant, version.number, BUILDING)
+            self.say(f"Ladder: building {version.name}")
+            begin = time.perf_counter()
+            from tournaments.ladder import pipeline  # the build's modules, where they run
+
+            try:
+                accepted = await asyncio.to_thread(
+                    pipeline.process_version,
+                    archive_path(self.directory, version).read_bytes(),
+                    version_dir(self.directory, version),
+                    self.season,
+                    log_path(self.directory, version),
+                )
+            except SubmissionError as exc:
+                self.store.set_status(
+                    version.entrant,
+                    version.number,
+                    FAILED,
+                    step=exc.step,
+                    message=exc.message,
+                    exit_status=exc.status,
+                    tail=exc.tail,
+                )
+                self.tally.failed.append(version.name)
+                self.say(f"Ladder: {version.name} failed at {exc}")
+                continue
+            self.store.set_status(
+                version.entrant,
+                version.number,
+                ACCEPTED,
+                language=accepted.language,
+                command=split_command(accepted.run),
+                transport=accepted.transport,
+            )
+            self.tally.accepted.append(version.name)
+            seconds = time.perf_counter() - begin
+            self.say(f"Ladder: {version.name} accepted ({seconds:.0f} s): it joins the pool")
+            self._changed.set()
+
+    def _next_queued(self) -> Version | None:
+        for version in self.store.versions(status=QUEUED):
+            if archive_path(self.directory, version).exists():
+                return version
+            submitted = _dt.datetime.fromisoformat(version.submitted)
+            if (_dt.datetime.now(_dt.UTC) - submitted).total_seconds() > ARRIVAL:
+                self.store.set_status(
+                    version.entrant,
+                    version.number,
+                    FAILED,
+                    step="upload",
+                    message="the archive never arrived (the upload was cut)",
+                )
+        return None
+
+    def _freeze_at_deadline(self) -> None:
+        deadline = self.season.ladder.deadline
+        if (
+            deadline is not None
+            and self.store.meta("frozen") is None
+            and _dt.datetime.now(_dt.UTC) >= deadline
+        ):
+            self.store.set_meta("frozen", deadline.isoformat())
+            self.say("Ladder: the deadline has passed: submissions are closed")
+
+    # --- the whole -----------------------------------------------------------------------------
+
+    def stop(self) -> None:
+        """Stop: no job starts; those in flight are cut (played again at the next start)."""
+        self._stopping.set()
+        self._changed.set()
+        for task in self._running:
+            task.cancel()
+
+    async def run(self) -> Tally:
+        """Rate what was left unrated, then build and play until :meth:`stop`."""
+        caught_up = self.book.catch_up(self.journal.records())
+        if caught_up:
+            self.say(f"Ladder: rated {caught_up} matches the last run journaled but had not rated")
+        self.session = self.journal.start_session(self.lanes)
+        tasks = [
+            asyncio.ensure_future(self._pipeline_loop()),
+            asyncio.ensure_future(self._play_loop()),
+        ]
+        status = "failed"
+        try:
+            done, _ = await asyncio.wait(tasks, return_when=asyncio.FIRST_EXCEPTION)
+            for task in done:
+                task.result()
+            status = "interrupted"
+        finally:
+            self.stop()
+            for task in tasks:
+                task.cancel()
+            await asyncio.gather(*tasks, *self._running, return_exceptions=True)
+            for generation in [*self._retired, *filter(None, [self._generation])]:
+                await generation.executor.close(complete=False)
+            self.journal.end_session(self.session, status, self.tally.played, 0.0, 0.0, 0.0)
+            self.journal.close()
+            self.store.close()
+        return self.tally
+
+
+def _job(specs: list[MatchSpec]) -> Job:
+    first = specs[0]
+    return Job(f"{'.'.join(first.pairing)}/d{first.deal:06d}", tuple(specs), True)
+
+
+def _clean(directory: Path, kept_logs: set[str], root: Path) -> None:
+    """Delete what an unfinished match left in ``directory`` (its partial log, its bots'
+    output), keeping the files of journaled matches."""
+    if not directory.exists():
+        return
+    kept = {(root / p).parent / Path(p).name.split(".", 1)[0] for p in kept_logs}
+    for path in sorted(directory.rglob("*"), reverse=True):
+        if path.is_file() and path.parent / path.name.split(".", 1)[0] not in kept:
+            path.unlink()
+
+
+def run_service(season: Season, **options: Any) -> Tally:
+    """Run the service until SIGINT or SIGTERM (for the command line)."""
+    import signal
+
+    async def main() -> Tally:
+        service = LadderService(season, **options)
+        loop = asyncio.get_running_loop()
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            loop.add_signal_handler(sig, service.stop)
+        return await service.run()
+
+    try:
+        return asyncio.run(main())
+    except GinRefError:
+        raise
