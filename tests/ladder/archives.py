@@ -119,3 +119,99 @@ def manifest(language: str, run: str, build: str | None = None, **more: str) -> 
         lines.append(f"build = {build!r}")
     lines += [f"{key} = {value!r}" for key, value in more.items()]
     return ("\n".join(lines) + "\n").encode()
+
+
+def _files(folder: Path, names: list[str], under: str = "") -> dict[str, bytes | Member]:
+    return {under + name: (folder / name).read_bytes() for name in names}
+
+
+CPP_BUILD = """set -eu
+mkdir -p gen
+protoc --proto_path="$GINREF_PROTO" --cpp_out=gen --grpc_out=gen \\
+    --plugin=protoc-gen-grpc="$(command -v grpc_cpp_plugin)" ginrummy/v1/ginrummy.proto
+flags="-std=c++17 -O1 -Igen -I. $(pkg-config --cflags grpc++ protobuf)"
+for src in gen/ginrummy/v1/ginrummy.pb.cc gen/ginrummy/v1/ginrummy.grpc.pb.cc bot.cc greedy_bot.cc
+do
+    g++ $flags -c "$src" -o "$(basename "$src" .cc).o" &
+done
+wait
+g++ -o greedy_bot *.o $(pkg-config --libs grpc++ protobuf) -lpthread
+rm -rf gen *.o
+"""
+
+GO_BUILD = """set -eu
+module=github.com/ginref/ginref
+gopath=/tmp/gopath
+mkdir -p "$gopath/src/$module/sample_bots/go"
+protoc --proto_path="$GINREF_PROTO" --go_out="$gopath/src" --go-grpc_out="$gopath/src" \\
+    ginrummy/v1/ginrummy.proto
+cp -r ginrefbot greedy_bot "$gopath/src/$module/sample_bots/go/"
+GOPATH="$gopath:$GINREF_GOPATH" GOCACHE=/tmp/gocache \\
+    go build -o bot "$module/sample_bots/go/greedy_bot"
+"""
+
+JAVA_JARS = (
+    "grpc-api grpc-core grpc-context grpc-netty grpc-protobuf grpc-protobuf-lite grpc-stub "
+    "protobuf guava perfmark-api gson geronimo-annotation-1.3-spec netty-buffer netty-codec "
+    "netty-codec-http netty-codec-http2 netty-codec-socks netty-common netty-handler "
+    "netty-handler-proxy netty-resolver netty-transport netty-transport-native-unix-common"
+)
+JAVA_BUILD = f"""set -eu
+cp=classes
+for jar in {JAVA_JARS}; do cp="$cp:$GINREF_JAVA_JARS/$jar.jar"; done
+mkdir -p gen classes
+protoc --proto_path="$GINREF_PROTO" --java_out=gen --grpc-java_out=gen \\
+    --plugin=protoc-gen-grpc-java="$(command -v grpc_java_plugin)" ginrummy/v1/ginrummy.proto
+find gen src -name '*.java' > sources.txt
+javac -nowarn -encoding UTF-8 --release 17 -d classes -cp "$cp" @sources.txt
+rm -rf gen sources.txt
+cat > run.sh <<RUN
+exec java -XX:TieredStopAtLevel=1 -XX:+UseSerialGC -Dio.netty.machineId=02:00:00:00:00:01 \\\\
+    -cp "$cp" org.ginref.bots.GreedyBot
+RUN
+"""
+
+
+def sample_archive(language: str) -> bytes:
+    """The sample greedy bot of ``language`` as an entrant would submit it: its sources, a
+    build script that uses the season's image (GINREF_PROTO and the rest), and a manifest."""
+    if language == "python":
+        members = _files(BOTS, ["greedy_bot.py"])
+        members["ginref-bot.toml"] = manifest("python", "{python} greedy_bot.py")
+        return zip_bytes(members)
+    if language == "javascript":
+        members = _files(BOTS / "js", ["cards.js", "client.js", "deal.js", "greedy.js"])
+        # The repository's client finds the proto beside it; a submission's, in the image.
+        client = members["client.js"]
+        assert isinstance(client, bytes)
+        old = b"path.resolve(__dirname, '..', '..', 'proto')"
+        assert old in client
+        members["client.js"] = client.replace(old, b"process.env.GINREF_PROTO")
+        members["ginref-bot.toml"] = manifest("javascript", "node greedy.js")
+        return tar_bytes(members)
+    if language == "cpp":
+        members = _files(BOTS / "cpp", ["bot.h", "bot.cc", "greedy_bot.cc"])
+        members["build.sh"] = CPP_BUILD.encode()
+        members["ginref-bot.toml"] = manifest("cpp", "./greedy_bot", "sh build.sh")
+        return tar_bytes(members)
+    if language == "go":
+        go = BOTS / "go"
+        members = {
+            str(p.relative_to(go)): p.read_bytes()
+            for d in ("ginrefbot", "greedy_bot")
+            for p in sorted((go / d).glob("*.go"))
+        }
+        members["build.sh"] = GO_BUILD.encode()
+        members["ginref-bot.toml"] = manifest("go", "./bot", "sh build.sh")
+        return zip_bytes(members)
+    if language == "java":
+        java = BOTS / "java"
+        members = {
+            str(p.relative_to(java)): p.read_bytes()
+            for p in sorted((java / "src").rglob("*.java"))
+            if "Eaai" not in p.name
+        }
+        members["build.sh"] = JAVA_BUILD.encode()
+        members["ginref-bot.toml"] = manifest("java", "sh run.sh", "sh build.sh")
+        return zip_bytes(members)
+    raise ValueError(language)

@@ -29,6 +29,7 @@ class Manifest:
     run: tuple[str, ...]  # the bot's command, ``{python}`` expanded
     build: str | None = None  # a shell command, run once in the bot's directory
     transport: Transport = "unix"
+    run_text: str = ""  # the run command as written (``{python}`` kept), as the store keeps it
 
     def spec(self, directory: Path, label: str, env: tuple[tuple[str, str], ...] = ()) -> BotSpec:
         """The bot as the referee starts it: its command in ``directory``, which is all it sees
@@ -89,7 +90,7 @@ def parse_manifest(text: str) -> Manifest:
             shlex.split(build)
         except ValueError as exc:
             raise _error(f"build: cannot parse {build!r}: {exc}") from None
-    return Manifest(language, argv, build, transport)  # type: ignore[arg-type]
+    return Manifest(language, argv, build, transport, run)  # type: ignore[arg-type]
 
 
 def read_manifest(directory: Path) -> Manifest:
