@@ -18,6 +18,7 @@ import click
 from click.core import ParameterSource
 
 from ginref.deals_command import deal_set, deals_group
+from ginref.ladder_command import ladder_group
 from ginref.live_command import live_command
 from ginref.match_seats import (
     format_pair_summary,
@@ -183,6 +184,7 @@ main.add_command(rules_command)
 main.add_command(serve_command)
 main.add_command(tokens_group)
 main.add_command(live_command)
+main.add_command(ladder_group)
 main.add_command(withdraw_command)
 main.add_command(disqualify_command)
 

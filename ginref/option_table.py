@@ -189,7 +189,7 @@ DEALS: Option[str | None] = Option(
         "match": Variant(
             key=None,  # one match has no file; -n N's tournament is given it (ginref/cli.py)
             help="A deal set (ginref deals make, or a file of decks): the match plays its "
-            "first deal; with -n N, match k plays deal k. Replaces --seed."
+            "first deal; with -n N, match k plays deal k. Replaces --seed.",
         ),
         "verify": Variant(
             key=None,
@@ -357,7 +357,12 @@ MATCHES: Option[int | None] = Option(
             help="Matches to play. More than one: the two bots' tournament, seats alternating "
             "from one match to the next, journaled in --out (the same command resumes it; "
             "default --out: ginref-logs/A-vs-B-HASH), and its standings at the end.",
-        )
+        ),
+        "ladder final": Variant(
+            key=None,
+            default=None,
+            help="Matches per pairing of the final round robin. Default: the season's.",
+        ),
     },
 )
 ROUNDS: Option[int | None] = Option(
@@ -575,6 +580,32 @@ INTERVAL: Option[float] = Option(
     default=1.0,
     show_default=True,
     help="Seconds between two looks at the tournament's journal and logs.",
+)
+
+# ginref ladder.
+
+ENTRANT: Option[str] = Option(
+    ("--entrant",), required=True, help="The entrant submitting (as the organiser named it)."
+)
+TOKEN: Option[str | None] = Option(
+    ("--token",),
+    default=None,
+    help="The entrant's token (default: the GINREF_TOKEN environment variable).",
+)
+WEB: Option[str | None] = Option(
+    ("--web",),
+    default=None,
+    metavar="HOST:PORT",
+    help="Also serve the season's web app (leaderboard, uploads, replays) at HOST:PORT.",
+)
+TOP: Option[int | None] = Option(
+    ("--top",),
+    type=click.IntRange(0),
+    default=None,
+    help="Only the top N of the leaderboard (0: every entrant). Default: the season's.",
+)
+AGAIN: Option[bool] = Option(
+    ("--again",), is_flag=True, help="Issue a new token to an entrant who has one (the old stops)."
 )
 
 # The whole table, in the order above (the tests walk it).

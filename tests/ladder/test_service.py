@@ -156,3 +156,34 @@ def test_killed_with_sigkill_the_service_resumes_where_it_was(tmp_path: Path) ->
     assert waiting <= {r.key for r in records}
     if waiting:
         assert b"have no result: they are played first" in out
+
+
+@pytest.mark.parametrize("workers", [0, 1])
+def test_a_bot_added_to_a_running_executor_plays_its_matches(tmp_path: Path, workers: int) -> None:
+    from tournaments.file.bots import BotEntry
+    from tournaments.runner import make_executor
+    from tournaments.schedule import Job, MatchSpec
+
+    season = load_season(season_dir(tmp_path))
+    root = tmp_path / "out"
+    root.mkdir()
+    newcomer = BotEntry("newcomer", (sys.executable, str(TESTBOT), "play"))
+    spec = MatchSpec(
+        "newcomer.play.001", 1, 1, ("newcomer", "play"), 1, 1, 12345, ("newcomer", "play")
+    )
+    records: list[MatchRecord] = []
+
+    async def main() -> None:
+        executor = make_executor(season.config, root, None, 1, workers)
+        await executor.start()
+        try:
+            executor.add_bots([newcomer])
+            await executor.run(
+                Job("j", (spec,), False), root / "j", lambda r: not records.append(r)
+            )
+        finally:
+            await executor.close()
+
+    asyncio.run(main())
+    assert [r.seats for r in records] == [("newcomer", "play")]
+    assert records[0].hands_played > 0 and not records[0].faults

@@ -41,6 +41,7 @@ from referee.bot_check import BotCheck
 from referee.bots.confine import Confinement
 from referee.errors import ConfigError, GinRefError
 from tournaments.executors.local import LocalExecutor, OnMatch, refuse_remote
+from tournaments.file.bots import BotEntry
 from tournaments.file.config import TournamentConfig
 from tournaments.journal.records import MatchRecord
 from tournaments.schedule import Job, MatchSpec
@@ -276,6 +277,13 @@ class RayExecutor:
         self._check: Any = None
         self.attempts = ATTEMPTS
         self.lost: list[str] = []  # why tasks were lost, one line each
+
+    def add_bots(self, bots: Sequence[BotEntry]) -> None:
+        """Bots that join the run: each job carries the config, and each node checks the bots
+        it starts (their files must be where the config says on every node)."""
+        known = {b.name for b in self.config.bots}
+        new = tuple(b for b in bots if b.name not in known)
+        self.config = replace(self.config, bots=self.config.bots + new)
 
     async def start(self) -> None:
         """Connect to the cluster (or start a local one); one line if that cannot be done."""

@@ -15,6 +15,7 @@ of a tournament's matches on one shared referee server.
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import time
 from collections.abc import Callable, Sequence
@@ -23,10 +24,12 @@ from typing import Protocol
 
 from referee.bot_check import BotCheck, check_bots
 from referee.bots.confine import Confinement
+from referee.bots.sandbox import check_bot
 from referee.errors import ConfigError, GinRefError
 from referee.lobby import Lobby, RemoteSeat
 from referee.series import Series
 from referee.server import RefereeServer
+from tournaments.file.bots import BotEntry
 from tournaments.file.config import TournamentConfig
 from tournaments.journal.records import MatchRecord, record_from_outcome
 from tournaments.schedule import Job
@@ -80,6 +83,10 @@ class Executor(Protocol):
         """Start each bot once as its matches will start it and wait for its Hello,
         ``concurrency`` at once; each one's output under ``directory``."""
 
+    def add_bots(self, bots: Sequence[BotEntry]) -> None:
+        """Bots that join a run in progress (a ladder's new versions), checked as the
+        tournament's were at :meth:`start`: none may see a protected path."""
+
 
 class LocalExecutor:
     """Bots as local processes, refereed in this process over one gRPC server."""
@@ -125,6 +132,18 @@ class LocalExecutor:
         if self.confinement is not None and self._own_confinement:
             self.confinement.close()
             self.confinement = None  # closed once, however often close() is called
+
+    def add_bots(self, bots: Sequence[BotEntry]) -> None:
+        """Bots that join the run (a ladder's new versions); checked as at :meth:`start`."""
+        known = {b.name for b in self.config.bots}
+        new = tuple(b for b in bots if b.name not in known)
+        specs = {b.name: b.spec() for b in new if not b.remote}
+        if self.confinement is not None and self.confinement.settings.enabled:
+            for spec in specs.values():
+                check_bot(spec, self.confinement.protected)
+        self.specs.update(specs)
+        self.remote += [b.name for b in new if b.remote]
+        self.config = dataclasses.replace(self.config, bots=self.config.bots + new)
 
     async def check(self, bots: Sequence[str], directory: Path, concurrency: int) -> list[BotCheck]:
         """Check the bots on the shared server, confined as their matches will be."""

@@ -151,6 +151,9 @@ class Worker:
             cut = self.jobs.get(message[1])
             if cut is not None:
                 cut.cancel()
+        elif kind == "bots":
+            assert self.executor is not None
+            self.executor.add_bots(message[1])
         elif kind == "check":
             self._spawn(self._check(*message[1:]))
 

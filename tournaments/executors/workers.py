@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import itertools
 import os
 import signal
@@ -31,9 +32,11 @@ from typing import Any
 
 from referee.bot_check import BotCheck
 from referee.bots.confine import Confinement
+from referee.bots.sandbox import check_bot
 from referee.errors import ConfigError, GinRefError
 from tournaments.executors.local import JobLost, OnMatch, cores, refuse_remote
 from tournaments.executors.worker_process import frame, read_frame
+from tournaments.file.bots import BotEntry
 from tournaments.file.config import TournamentConfig
 from tournaments.schedule import Job
 
@@ -179,6 +182,21 @@ class WorkerExecutor:
         worker.reader = asyncio.ensure_future(self._read(worker))
         self._every.append(worker)
         return worker
+
+    def add_bots(self, bots: Sequence[BotEntry]) -> None:
+        """Bots that join the run (a ladder's new versions): each worker is told, and a worker
+        started later has them in its config."""
+        known = {b.name for b in self.config.bots}
+        new = tuple(b for b in bots if b.name not in known)
+        if not new:
+            return
+        if self.confinement is not None and self.confinement.settings.enabled:
+            for bot in new:
+                if not bot.remote:
+                    check_bot(bot.spec(), self.confinement.protected)
+        self.config = dataclasses.replace(self.config, bots=self.config.bots + new)
+        for worker in self.workers:
+            worker.send("bots", new)
 
     def cpu_seconds(self) -> float:
         """The CPU the workers have spent since they were ready (killed ones up to their last

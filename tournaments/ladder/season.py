@@ -96,7 +96,9 @@ def _table(
         if name in table:
             what = "a string" if kind is str else "a number"
             value = r.get(table, name, kind, ("ladder", key), what)
-            if kind is not str and value <= 0:
+            if kind is not str and name == "top" and value < 0:
+                raise r.error(("ladder", key, name), f"must be 0 (all) or more, got {value}")
+            if kind is not str and name != "top" and value <= 0:
                 raise r.error(("ladder", key, name), f"must be more than 0, got {value}")
             out[name] = value
     return out

@@ -38,14 +38,17 @@ from typing import Any
 
 from referee.bots.spec import expand_python
 from referee.errors import GinRefError
+from tournaments.executors.hosted import HostedExecutor
 from tournaments.executors.local import Executor, JobLost
 from tournaments.file.bots import BotEntry
-from tournaments.file.config import TournamentConfig
 from tournaments.journal.records import MatchRecord
 from tournaments.journal.store import Journal, open_journal
-from tournaments.ladder import ratings_book
+from tournaments.ladder import pipeline, ratings_book
+from tournaments.ladder.archive import ArchiveCaps
+from tournaments.ladder.build import BuildLimits, image_environment
 from tournaments.ladder.errors import SubmissionError
 from tournaments.ladder.matchmaking import choose
+from tournaments.ladder.pipeline import BOT
 from tournaments.ladder.season import Season
 from tournaments.ladder.store import (
     ACCEPTED,
@@ -84,11 +87,12 @@ def version_entry(directory: Path, version: Version) -> BotEntry:
     """A version as a bot of the pool: its run command in its own directory, in the sandbox."""
     if version.number == 0:
         return BotEntry(version.entrant, (), remote=True)
-    where = version_dir(directory, version) / "bot"
+    where = version_dir(directory, version) / BOT
     return BotEntry(
         version.name,
         expand_python(version.command),
         str(where),
+        tuple(image_environment().items()),
         transport="tcp" if version.transport == "tcp" else "unix",
     )
 
@@ -97,13 +101,15 @@ def split_command(run: str) -> tuple[str, ...]:
     return tuple(shlex.split(run))
 
 
-@dataclass
-class _Generation:
-    """An executor for one pool; retired when a newer pool exists and its jobs are over."""
-
-    executor: Executor
-    bots: frozenset[str]
-    jobs: int = 0
+def build_limits(season: Season) -> BuildLimits:
+    """The season's ``[ladder.build]`` over the defaults."""
+    table, default = season.ladder.build, BuildLimits()
+    return BuildLimits(
+        time_s=float(table.get("time", default.time_s)),
+        memory_bytes=int(table.get("memory", default.memory_bytes)),
+        disk_bytes=int(table.get("disk", default.disk_bytes)),
+        pids=int(table.get("pids", default.pids)),
+    )
 
 
 @dataclass
@@ -156,8 +162,6 @@ class LadderService:
         self.tally = Tally()
         self._stopping = asyncio.Event()
         self._changed = asyncio.Event()  # a job ended or the pool changed
-        self._generation: _Generation | None = None
-        self._retired: list[_Generation] = []
         self._busy: dict[str, int] = {}  # bot -> matches in play
         self._running: set[asyncio.Task[None]] = set()
         self._failure: BaseException | None = None
@@ -171,38 +175,34 @@ class LadderService:
         house = list(self.season.config.local_bots)
         return house + [version_entry(self.directory, v) for v in self.store.active()]
 
-    def _config(self, bots: list[BotEntry]) -> TournamentConfig:
-        return self.season.config.with_changes(bots=tuple(bots), processes="keep", check_bots=False)
-
-    async def _current(self) -> _Generation:
-        """The executor of the current pool, made when the pool changed."""
-        bots = self.pool()
-        names = frozenset(b.name for b in bots)
-        if self._generation is not None and self._generation.bots == names:
-            return self._generation
+    def _executor(self) -> Executor:
+        """One executor for the run: the house bots, the remote entrants and every version
+        ever accepted (a resumed match may be an older version's); new ones join it as they
+        are accepted (:meth:`Executor.add_bots`)."""
+        versions = [version_entry(self.directory, v) for v in self.store.versions(status=ACCEPTED)]
+        bots = (*self.season.config.bots, *(v for v in versions if not v.remote))
         known = set(self.journal.bot_names())
         self.journal.extend([b.to_dict() for b in bots if b.name not in known], [])
-        executor = make_executor(
-            self._config(bots), self.directory / PLAY, None, self.lanes, self.workers
-        )
-        await executor.start()
-        if self._generation is not None:
-            self._retired.append(self._generation)
-        self._generation = _Generation(executor, names)
-        await self._retire()
-        return self._generation
+        config = self.season.config.with_changes(bots=bots, processes="keep", check_bots=False)
+        play = self.directory / PLAY
+        if self.season.remote:
+            return HostedExecutor(config, play, None, config.serve, self._listening, say=self.say)
+        return make_executor(config, play, None, self.lanes, self.workers)
 
-    async def _retire(self) -> None:
-        for old in [g for g in self._retired if g.jobs == 0]:
-            self._retired.remove(old)
-            await old.executor.close(complete=True)
+    def _listening(self, address: str) -> None:
+        self.say(f"Remote entrants connect to {address}")
+
+    def _join(self, version: Version) -> None:
+        """An accepted version joins the executor's bots and the journal's."""
+        entry = version_entry(self.directory, version)
+        self.journal.extend([entry.to_dict()], [])
+        self.executor.add_bots([entry])
 
     # --- matchmaking ---------------------------------------------------------------------------
 
-    def _new_job(self, generation: _Generation) -> Job | None:
+    def _new_job(self) -> Job | None:
         """Choose the next pairing and write its matches to the journal's schedule."""
-        pool = [b.name for b in self.pool() if b.name in generation.bots]
-        candidates = [self.book.candidate(name) for name in pool]
+        candidates = [self.book.candidate(b.name) for b in self.pool()]
         chosen = choose(
             candidates,
             1,
@@ -244,12 +244,11 @@ class LadderService:
         self.tally.played += 1
         return not self._stopping.is_set()
 
-    def _start(self, job: Job, generation: _Generation) -> None:
-        """Start ``job`` on ``generation``'s executor; its bots count as busy from now on."""
+    def _start(self, job: Job) -> None:
+        """Start ``job``; its bots count as busy from now on."""
         for bot in job.bots:
             self._busy[bot] = self._busy.get(bot, 0) + 1
-        generation.jobs += 1
-        task = asyncio.ensure_future(self._play(job, generation))
+        task = asyncio.ensure_future(self._play(job))
         self._running.add(task)
         task.add_done_callback(self._ended)
 
@@ -259,11 +258,11 @@ class LadderService:
             self._failure = task.exception()  # a bug or a broken setup: the service stops
         self._changed.set()
 
-    async def _play(self, job: Job, generation: _Generation) -> None:
+    async def _play(self, job: Job) -> None:
         directory = self.directory / PLAY / "logs" / job.key
         try:
             _clean(directory, self.journal.log_paths(), self.directory / PLAY)
-            await generation.executor.run(job, directory, self._commit)
+            await self.executor.run(job, directory, self._commit)
         except JobLost as exc:
             left = [m for m in job.matches if m.key not in self.journal.finished_keys()]
             self.say(f"Ladder: job {job.key} lost ({exc}): its {len(left)} matches left wait")
@@ -272,7 +271,6 @@ class LadderService:
         finally:
             for bot in job.bots:
                 self._busy[bot] -= 1
-            generation.jobs -= 1
             self._changed.set()
 
     async def _play_loop(self) -> None:
@@ -284,33 +282,13 @@ class LadderService:
             self._changed.clear()
             if self._failure is not None:
                 raise self._failure
-            generation = await self._current()
             while len(self._running) < self.lanes and not self._stopping.is_set():
-                job = self._waiting.pop(0) if self._waiting else self._new_job(generation)
+                job = self._waiting.pop(0) if self._waiting else self._new_job()
                 if job is None:
                     break
-                runs_on = generation
-                if not set(job.bots) <= generation.bots:
-                    runs_on = await self._with_bots(job)
-                self._start(job, runs_on)
-            await self._retire()
+                self._start(job)
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._changed.wait(), POLL)
-
-    async def _with_bots(self, job: Job) -> _Generation:
-        """An executor that knows an older version a resumed job needs (one replaced since)."""
-        versions = {v.name: v for v in self.store.versions()}
-        extra = [version_entry(self.directory, versions[b]) for b in job.bots if b in versions]
-        house = {b.name: b for b in self.season.config.local_bots}
-        bots = self.pool()
-        names = {b.name for b in bots}
-        bots += [e for e in extra if e.name not in names]
-        bots += [house[b] for b in job.bots if b in house and b not in names]
-        executor = make_executor(self._config(bots), self.directory / PLAY, None, 1, self.workers)
-        await executor.start()
-        generation = _Generation(executor, frozenset(b.name for b in bots))
-        self._retired.append(generation)
-        return generation
 
     # --- submissions ---------------------------------------------------------------------------
 
@@ -328,15 +306,17 @@ class LadderService:
             self.store.set_status(version.entrant, version.number, BUILDING)
             self.say(f"Ladder: building {version.name}")
             begin = time.perf_counter()
-            from tournaments.ladder import pipeline  # the build's modules, where they run
-
             try:
                 accepted = await asyncio.to_thread(
-                    pipeline.process_version,
+                    pipeline.process,
                     archive_path(self.directory, version).read_bytes(),
                     version_dir(self.directory, version),
-                    self.season,
+                    self.season.config,
+                    ArchiveCaps(**self.season.ladder.archive),
+                    build_limits(self.season),
                     log_path(self.directory, version),
+                    self._house(self.season.validation).spec(),
+                    version.name,
                 )
             except SubmissionError as exc:
                 self.store.set_status(
@@ -359,10 +339,14 @@ class LadderService:
                 command=split_command(accepted.run),
                 transport=accepted.transport,
             )
+            self._join(self.store.versions(version.entrant, ACCEPTED)[-1])
             self.tally.accepted.append(version.name)
             seconds = time.perf_counter() - begin
             self.say(f"Ladder: {version.name} accepted ({seconds:.0f} s): it joins the pool")
             self._changed.set()
+
+    def _house(self, name: str) -> BotEntry:
+        return next(b for b in self.season.config.local_bots if b.name == name)
 
     def _next_queued(self) -> Version | None:
         for version in self.store.versions(status=QUEUED):
@@ -403,7 +387,16 @@ class LadderService:
         caught_up = self.book.catch_up(self.journal.records())
         if caught_up:
             self.say(f"Ladder: rated {caught_up} matches the last run journaled but had not rated")
+        self.executor = self._executor()
+        try:
+            await self.executor.start()
+        except BaseException:
+            await self.executor.close(complete=False)
+            self.journal.close()
+            self.store.close()
+            raise
         self.session = self.journal.start_session(self.lanes)
+        wall, cpu = time.perf_counter(), time.process_time()
         tasks = [
             asyncio.ensure_future(self._pipeline_loop()),
             asyncio.ensure_future(self._play_loop()),
@@ -419,9 +412,9 @@ class LadderService:
             for task in tasks:
                 task.cancel()
             await asyncio.gather(*tasks, *self._running, return_exceptions=True)
-            for generation in [*self._retired, *filter(None, [self._generation])]:
-                await generation.executor.close(complete=False)
-            self.journal.end_session(self.session, status, self.tally.played, 0.0, 0.0, 0.0)
+            await self.executor.close(complete=False)
+            wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
+            self.journal.end_session(self.session, status, self.tally.played, wall, cpu, cpu)
             self.journal.close()
             self.store.close()
         return self.tally
