@@ -173,14 +173,16 @@ def test_a_bot_added_to_a_running_executor_plays_its_matches(tmp_path: Path, wor
     )
     records: list[MatchRecord] = []
 
+    def keep(record: MatchRecord) -> bool:
+        records.append(record)
+        return True
+
     async def main() -> None:
         executor = make_executor(season.config, root, None, 1, workers)
         await executor.start()
         try:
             executor.add_bots([newcomer])
-            await executor.run(
-                Job("j", (spec,), False), root / "j", lambda r: not records.append(r)
-            )
+            await executor.run(Job("j", (spec,), False), root / "j", keep)
         finally:
             await executor.close()
 

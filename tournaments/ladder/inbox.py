@@ -3,7 +3,8 @@ checked, the archive's size capped, the season's rules applied (frozen, one subm
 pipeline at a time, the daily quota), and the archive is queued for the service's pipeline.
 
 Entrants' tokens are those of ``ginref tokens`` (:mod:`tournaments.tokens`), kept as hashes in
-``play/tokens.json`` (where a hosted referee looks for remote bots' tokens): the token that lets a remote entrant's bot connect is the one
+``play/tokens.json`` (where a hosted referee looks for remote bots' tokens): the token that
+lets a remote entrant's bot connect is the one
 that lets an entrant submit. A wrong token and an unknown entrant get the same answer, so the
 answer tells nobody who the entrants are.
 """
