@@ -171,9 +171,15 @@ class LadderService:
     # --- the pool ------------------------------------------------------------------------------
 
     def pool(self) -> list[BotEntry]:
-        """The house bots and each entrant's newest accepted version."""
+        """The house bots, each entrant's newest accepted version, and the remote entrants
+        connected now (one that is away is not paired: its match would wait, then forfeit)."""
         house = list(self.season.config.local_bots)
-        return house + [version_entry(self.directory, v) for v in self.store.active()]
+        versions = [version_entry(self.directory, v) for v in self.store.active()]
+        return house + [v for v in versions if not v.remote or self._connected(v.name)]
+
+    def _connected(self, name: str) -> bool:
+        executor = getattr(self, "executor", None)
+        return isinstance(executor, HostedExecutor) and executor.lobby.connected(name) > 0
 
     def _executor(self) -> Executor:
         """One executor for the run: the house bots, the remote entrants and every version
