@@ -178,6 +178,16 @@ class Hand:
         return self._known[seat]
 
     @property
+    def taken(self) -> Card | None:
+        """The card the seat to act took from the discard pile this turn (R4.3), if any."""
+        return self._taken
+
+    @property
+    def must_knock(self) -> bool:
+        """Whether the seat to act took its card on condition of knocking (R4.3, R7.3, R7.4)."""
+        return self._must_knock
+
+    @property
     def knock(self) -> KnockInfo | None:
         """Who knocked (or went gin) and the spread, once someone has (R5.2)."""
         return self._knock

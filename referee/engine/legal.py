@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from referee.engine import melds as M
 from referee.engine.actions import Action, BigGin, Discard, Knock
-from referee.engine.cards import Card, LazyTable, card_str, mask_of
+from referee.engine.cards import Card, LazyTable, card_str, cards_of, mask_of
 from referee.engine.errors import CardError, IllegalActionError
 from referee.engine.hand import Hand
 from referee.engine.outcomes import Phase
@@ -81,25 +81,30 @@ def _compute_discard_options(rules: Rules, h: Hand, hand: int) -> DiscardOptions
     return DiscardOptions(discards, knocks, knock_allowed, big, forced)
 
 
+def discard_phase_choices(rules: Rules, h: Hand) -> tuple[int, int, bool]:
+    """The legal choices of the seat holding 11 cards, as masks: the cards it may discard face
+    up, the cards it may knock with, and whether it may declare big gin."""
+    opts = discard_options(rules, h)
+    forced = opts.forced_gin
+    knocks = 0
+    for card, deadwood in opts.knocks.items():
+        if not forced or deadwood == 0:
+            knocks |= 1 << card
+    return 0 if forced else opts.discards, knocks, opts.big_gin
+
+
 def discard_phase_actions(rules: Rules, h: Hand) -> list[Action]:
     """Every legal action of the seat holding 11 cards, discards first, in card order."""
-    opts = discard_options(rules, h)
-    acts: list[Action] = []
-    if not opts.forced_gin:
-        m = opts.discards
-        acts = [
-            *_SUIT_DISCARDS[0][m & 0x1FFF],
-            *_SUIT_DISCARDS[1][m >> 13 & 0x1FFF],
-            *_SUIT_DISCARDS[2][m >> 26 & 0x1FFF],
-            *_SUIT_DISCARDS[3][m >> 39 & 0x1FFF],
-        ]
-    if opts.knocks:
-        acts += [
-            _KNOCK[card]
-            for card in sorted(opts.knocks)
-            if not opts.forced_gin or opts.knocks[card] == 0
-        ]
-    if opts.big_gin:
+    m, knocks, big_gin = discard_phase_choices(rules, h)
+    acts: list[Action] = [
+        *_SUIT_DISCARDS[0][m & 0x1FFF],
+        *_SUIT_DISCARDS[1][m >> 13 & 0x1FFF],
+        *_SUIT_DISCARDS[2][m >> 26 & 0x1FFF],
+        *_SUIT_DISCARDS[3][m >> 39 & 0x1FFF],
+    ]
+    if knocks:
+        acts += [_KNOCK[card] for card in cards_of(knocks)]
+    if big_gin:
         acts.append(BigGin())
     return acts
 
