@@ -25,6 +25,8 @@ arrangement and the defender has one index: the legal list holds at most one act
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from referee.engine.actions import (
     Action,
     BigGin,
@@ -38,6 +40,9 @@ from referee.engine.actions import (
     Pass,
 )
 from referee.engine.cards import card_str
+from referee.engine.game import Game
+from referee.engine.legal import discard_phase_choices
+from referee.engine.outcomes import Phase
 
 DISCARD = 0
 KNOCK = 52
@@ -94,3 +99,76 @@ _NAMES = (
     "choose to deal",
     "choose not to deal",
 )
+
+
+def indices_of(legal: Sequence[Action]) -> tuple[int, ...]:
+    """The indices of the engine's legal actions, in their order."""
+    # Discards and knocks are most of every list: their index without index_of's dispatch.
+    return tuple(
+        a.card if type(a) is Discard else KNOCK + a.card if type(a) is Knock else index_of(a)
+        for a in legal
+    )
+
+
+def _suit_bytes(mask: int) -> bytes:
+    return bytes(mask >> r & 1 for r in range(13))
+
+
+# A legal mask is written as bytes (one per index) and handed to numpy once.
+_SUIT_BYTES = [_suit_bytes(m) for m in range(1 << 13)]
+_OTHER_MASKS: dict[tuple[int, ...], bytes] = {}
+
+
+def _of_cards(mask: int) -> tuple[bytes, bytes, bytes, bytes]:
+    t = _SUIT_BYTES
+    return t[mask & 0x1FFF], t[mask >> 13 & 0x1FFF], t[mask >> 26 & 0x1FFF], t[mask >> 39 & 0x1FFF]
+
+
+def legal_mask(game: Game) -> bytes:
+    """One byte per index, 1 for each legal index of the seat to act in ``game``.
+
+    The discard phase's mask is made from the engine's legal sets as masks
+    (:func:`~referee.engine.legal.discard_phase_choices`), without an action object per card;
+    the other phases have a handful of actions and a handful of masks.
+    """
+    if game.phase is Phase.DISCARD:
+        discards, knocks, big_gin = discard_phase_choices(game.rules, game.hand)  # type: ignore[arg-type]
+        return b"".join(
+            (
+                *_of_cards(discards),
+                *_of_cards(knocks),
+                b"\0\0\0\0\1" if big_gin else b"\0\0\0\0\0",
+                bytes(NUM_ACTIONS - BIG_GIN - 1),
+            )
+        )
+    indices = indices_of(game.legal_actions())
+    mask = _OTHER_MASKS.get(indices)
+    if mask is None:
+        out = bytearray(NUM_ACTIONS)
+        for i in indices:
+            out[i] = 1
+        mask = _OTHER_MASKS[indices] = bytes(out)
+    return mask
+
+
+_BY_INDEX: list[Action | None] = [
+    *(Discard(c) for c in range(52)),
+    *(Knock(c) for c in range(52)),
+    DrawStock(),
+    DrawDiscard(),
+    Pass(),
+    DeclareDead(),
+    BigGin(),
+    None,  # the defender's play: the referee's proposal of the moment
+    ChooseDeal(True),
+    ChooseDeal(False),
+]
+
+
+def action_at(game: Game, index: int) -> Action:
+    """The engine action of a legal ``index`` of the seat to act (checked by the engine when
+    applied)."""
+    action = _BY_INDEX[index]
+    if action is None:
+        (action,) = game.legal_actions()  # the defender phase lists its one proposal
+    return action

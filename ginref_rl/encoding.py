@@ -1,12 +1,13 @@
 """What a seat sees, as fixed-shape numpy arrays: the one encoding of the environment and the
 policy bot.
 
-Both build a :class:`Seen` (the environment from the engine's
-:func:`~referee.engine.observation.observe`, the policy bot from the referee's DecisionRequest)
-and encode it here, so a policy gets the same arrays in training and in a tournament.
+The policy bot builds a :class:`Seen` from the referee's DecisionRequest and the environment
+reads the game directly (:func:`array_in`); both end in the same writer, so a policy gets the
+same arrays in training and in a tournament.
 
-The array form is a ``float32`` vector of :data:`SIZE` = 273, everything from the point of view
-of the seat observing ("own", then "opponent"); cards are indices ``suit * 13 + rank``:
+The array form is a ``float32`` vector of :func:`size` (``players``) entries: 273 with two
+players, everything from the point of view of the seat observing ("own", then "opponent", the
+seat it plays the hand against); cards are indices ``suit * 13 + rank``:
 
 =============  ======  ==================================================================
 Slice          Length  Contents
@@ -24,9 +25,25 @@ Slice          Length  Contents
 268            1       knock limit / 10 (Oklahoma: fixed by the upcard, R5.5)
 269            1       own score / target (R9.1; may pass 1 when the match ends)
 270            1       opponent's score / target
-271            1       1 if this seat dealt the hand
+271            1       1 if this seat dealt the hand (plays the dealer's part of it)
 272            1       1 if this seat must knock now (it took a card on that condition)
 =============  ======  ==================================================================
+
+With three players or partnerships (§10) every seat sees its own table's two-player hand in
+those 273 entries (scores by team with partnerships), then three entries for each seat of the
+match, the observing seat first and the others in seat order after it (``seat + k`` modulo the
+number of players: with partnerships ``k = 2`` is the partner):
+
+=================  ==================================================================
+Entry              Contents
+=================  ==================================================================
+273 + 3k           that seat's score / target (its team's, with partnerships)
+274 + 3k           1 if that seat is the one this seat plays the hand in play against
+275 + 3k           1 if that seat sits out the hand in play (three players, R10.1)
+=================  ==================================================================
+
+A seat that sits out sees the hand in play's phase, stock size and knock limit, and its own
+score at 269; no card, no opponent, no dealer flag.
 
 The dict form holds the same facts as raw values (:func:`encode_dict`). The action mask is an
 ``int8`` vector over :data:`~ginref_rl.actions.NUM_ACTIONS`, 1 for each legal index.
@@ -34,18 +51,18 @@ The dict form holds the same facts as raw values (:func:`encode_dict`). The acti
 
 from __future__ import annotations
 
+import struct
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 import numpy.typing as npt
 
-from ginref_rl.actions import KNOCK, NUM_ACTIONS, index_of
-from referee.engine.actions import Action
-from referee.engine.cards import Card, cards_of
-from referee.engine.match import Match
-from referee.engine.observation import Observation, observe
+from ginref_rl.actions import NUM_ACTIONS, index_of
+from referee.engine.cards import Card, cards_of, mask_of
+from referee.engine.game import Game
+from referee.engine.observation import Observation
 from referee.engine.outcomes import Phase
 
 HAND = 0
@@ -60,7 +77,13 @@ OWN_SCORE = 269
 OPPONENT_SCORE = 270
 DEALER = 271
 MUST_KNOCK = 272
-SIZE = 273
+SIZE = 273  # two players; size(players) in general
+# The block of each seat of a three- or four-player match, from GROUP on: 3 entries a seat.
+GROUP = 273
+SEAT_SCORE = 0
+SEAT_OPPONENT = 1
+SEAT_SITS_OUT = 2
+PER_SEAT = 3
 
 PHASES: tuple[Phase, ...] = (
     Phase.CHOOSE_DEALER,
@@ -79,6 +102,11 @@ FloatArray = npt.NDArray[np.float32]
 Int8Array = npt.NDArray[np.int8]
 
 
+def size(players: int = 2) -> int:
+    """The length of the array form for a match of ``players`` seats."""
+    return SIZE if players == 2 else GROUP + PER_SEAT * players
+
+
 @dataclass(frozen=True, slots=True)
 class Seen:
     """Everything the encoding reads: one seat's view at one moment, own seat first."""
@@ -95,11 +123,38 @@ class Seen:
     scores: tuple[int, int]  # own, opponent's
     target: int
     legal: tuple[int, ...]  # action indices, empty unless this seat is to act
+    # Three players or partnerships: each seat's (score, my opponent now, sits out), own first.
+    seats: tuple[tuple[int, bool, bool], ...] = ()
 
 
 def seen_of(obs: Observation) -> Seen:
-    """The :class:`Seen` of an engine observation (a two-player match's seat)."""
+    """The :class:`Seen` of an engine observation (any number of players)."""
     seat = obs.seat
+    legal = tuple(index_of(a) for a in obs.legal_actions)
+    if obs.players == 2:
+        return Seen(
+            phase=obs.phase,
+            hand=obs.hand,
+            opponent_known=obs.opponent_known,
+            discard_pile=obs.discard_pile,
+            stock_size=obs.stock_size,
+            knock_limit=obs.knock_limit,
+            taken=obs.taken,
+            must_knock=obs.must_knock,
+            dealer=obs.dealer == seat,
+            scores=(obs.scores[seat], obs.scores[1 - seat]),
+            target=obs.rules.target,
+            legal=legal,
+        )
+    me, players = obs.player, obs.players
+    totals = obs.team_scores or obs.player_scores
+    teams = bool(obs.team_scores)
+    sits_out = seat == -1
+    opponent = None if sits_out else obs.hand_seats[1 - seat]
+    seats = tuple(
+        (totals[s % 2 if teams else s][0], s == opponent, s == obs.sitting_out)
+        for s in ((me + k) % players for k in range(players))
+    )
     return Seen(
         phase=obs.phase,
         hand=obs.hand,
@@ -109,89 +164,243 @@ def seen_of(obs: Observation) -> Seen:
         knock_limit=obs.knock_limit,
         taken=obs.taken,
         must_knock=obs.must_knock,
-        dealer=obs.dealer == seat,
-        scores=(obs.scores[seat], obs.scores[1 - seat]),
+        dealer=not sits_out and obs.dealer == seat,
+        scores=(seats[0][0], 0 if opponent is None else obs.scores[1 - seat]),
         target=obs.rules.target,
-        legal=tuple(index_of(a) for a in obs.legal_actions),
+        legal=legal,
+        seats=seats,
     )
 
 
-_TAKES = frozenset({"draw_discard", "take_upcard"})
+class Reading(NamedTuple):
+    """A seat's view read straight from a game: what :class:`Seen` holds, cards as masks."""
+
+    phase: Phase
+    hand: int
+    known: int
+    pile: tuple[Card, ...]
+    stock_size: int
+    knock_limit: int
+    taken: Card | None
+    must_knock: bool
+    dealer: bool
+    scores: tuple[int, int]
+    target: int
+    seats: tuple[tuple[int, bool, bool], ...]
 
 
-def seen_in(match: Match, seat: int, legal: Sequence[Action] = ()) -> Seen:
-    """``seen_of(observe(match, seat))``, read from the match's public properties.
+def read(game: Game, seat: int) -> Reading:
+    """``seat``'s view of ``game``, as the engine's
+    :func:`~referee.engine.observation.observe_seat` builds it, from the game's public
+    properties alone.
 
-    :func:`~referee.engine.observation.observe` copies the hand's whole event history on every
-    call, which the encoding never reads: that copy was most of an environment step. Tests hold
-    the two equal in every profile. ``legal``: the match's legal actions, when the caller has
-    them (read only when ``seat`` is to act).
+    ``observe_seat`` builds a whole observation (the seat's events, the last hand, every score)
+    that the encoding does not read: most of an environment step. Tests hold the two equal in
+    every position of random matches of every profile and number of players.
     """
-    h = match.hand
-    rules = match.rules
-    if h is None:
-        return seen_of(observe(match, seat))
-    own = match.to_act == seat
-    phase = match.phase
-    actions = (legal or match.legal_actions()) if own else ()
-    indices = tuple(index_of(a) for a in actions)
-    taken = None
-    must_knock = False
-    if own and phase is Phase.DISCARD:
-        last = h.events[-1]
-        if last.seat == seat and last.kind in _TAKES:
-            # Just after a take the seat also sees the card it took (R4.3) and whether it took
-            # it on condition of knocking (R4.3 allowed_gra, R7.3, R7.4): then no discard is
-            # legal, which without force_gin (R5.1) happens for no other reason.
-            if rules.force_gin:
-                return seen_of(observe(match, seat))
-            taken = last.card
-            must_knock = min(indices) >= KNOCK
-    points = match.scores
-    return Seen(
-        phase=phase,
-        hand=h.cards_of(seat),
-        opponent_known=tuple(cards_of(h.known(1 - seat))),
-        discard_pile=h.pile,
-        stock_size=h.stock_size,
-        knock_limit=h.knock_limit,
-        taken=taken,
-        must_knock=must_knock,
-        dealer=h.dealer == seat,
-        scores=(points[seat], points[1 - seat]),
-        target=rules.target,
-        legal=indices,
+    rules = game.rules
+    scores = game.scores
+    players = game.players
+    if players == 2:
+        play, hand_seat, opponent = game, seat, 1 - seat
+    else:
+        table = game.table_of(seat)
+        if table is None:  # sitting out (R10.1): nothing of the hand but its size and limit
+            live = game.tables[0].hand
+            return Reading(
+                game.phase,
+                0,
+                0,
+                (),
+                live.stock_size,
+                live.knock_limit,
+                None,
+                False,
+                False,
+                (scores[game.team_of(seat)], 0),
+                rules.target,
+                _seats(game, seat, None),
+            )
+        play = table.play
+        hand_seat = table.seats.index(seat)
+        opponent = table.seats[1 - hand_seat]
+    h = play.hand
+    seats: tuple[tuple[int, bool, bool], ...] = ()
+    if players == 2:
+        own, other = scores[seat], scores[opponent]
+    else:
+        own, other = scores[game.team_of(seat)], scores[game.team_of(opponent)]
+        seats = _seats(game, seat, opponent)
+    if h is None:  # the high cutter has not chosen yet (R2.2): no hand is dealt
+        return Reading(
+            play.phase,
+            0,
+            0,
+            (),
+            0,
+            rules.knock_limit,
+            None,
+            False,
+            False,
+            (own, other),
+            rules.target,
+            seats,
+        )
+    # What a seat took and whether it must knock are seen by that seat on its own turn only.
+    own_turn = play.to_act == hand_seat
+    return Reading(
+        play.phase,
+        h.held(hand_seat),
+        h.known(1 - hand_seat),
+        h.pile,
+        h.stock_size,
+        h.knock_limit,
+        h.taken if own_turn else None,
+        own_turn and h.must_knock,
+        h.dealer == hand_seat,
+        (own, other),
+        rules.target,
+        seats,
     )
+
+
+def _seats(game: Game, seat: int, opponent: int | None) -> tuple[tuple[int, bool, bool], ...]:
+    scores, players, out = game.scores, game.players, game.sitting_out
+    return tuple(
+        (scores[game.team_of(s)], s == opponent, s == out)
+        for s in ((seat + k) % players for k in range(players))
+    )
+
+
+def seen_in(game: Game, seat: int, legal: tuple[int, ...] = ()) -> Seen:
+    """:func:`read` as a :class:`Seen`; ``legal``: the seat's legal indices, if it is to act."""
+    r = read(game, seat)
+    return Seen(
+        phase=r.phase,
+        hand=tuple(cards_of(r.hand)),
+        opponent_known=tuple(cards_of(r.known)),
+        discard_pile=r.pile,
+        stock_size=r.stock_size,
+        knock_limit=r.knock_limit,
+        taken=r.taken,
+        must_knock=r.must_knock,
+        dealer=r.dealer,
+        scores=r.scores,
+        target=r.target,
+        legal=legal,
+        seats=r.seats,
+    )
+
+
+# The array form is written as float32 bytes and handed to numpy once: a dozen numpy writes
+# per observation cost several times more. Each 13-bit suit mask's 13 entries, 0.0 or 1.0:
+_SUIT = [
+    row.tobytes()
+    for row in np.unpackbits(
+        np.arange(1 << 13, dtype="<u2").view(np.uint8).reshape(-1, 2), axis=1, bitorder="little"
+    )[:, :13].astype("<f4")
+]
+_NO_CARDS = bytes(4 * 52)
+
+
+def _one_hot(i: int, n: int) -> bytes:
+    return bytes(4 * i) + struct.pack("<f", 1.0) + bytes(4 * (n - 1 - i))
+
+
+_ONE_HOT = [_one_hot(c, 52) for c in range(52)]
+_PHASE_HOT = {p: _one_hot(i, len(PHASES)) for p, i in PHASE_INDEX.items()}
+_PILE_VALUE = [(p + 1) / 52.0 for p in range(52)]
+_SCALARS = struct.Struct("<6f")
+_SEAT = struct.Struct("<3f")
+
+
+def _cards(mask: int) -> bytes:
+    if not mask:
+        return _NO_CARDS
+    return b"".join(
+        (
+            _SUIT[mask & 0x1FFF],
+            _SUIT[mask >> 13 & 0x1FFF],
+            _SUIT[mask >> 26 & 0x1FFF],
+            _SUIT[mask >> 39 & 0x1FFF],
+        )
+    )
+
+
+# The pile's codes by pile: a pile is seen again and again (each seat, each phase of a turn)
+# and most piles are the one before with a card on top. Kept small; any reader may clear it.
+_PILES: dict[tuple[Card, ...], bytes] = {}
+_PILES_KEPT = 4096
+
+
+def _pile(pile: tuple[Card, ...]) -> bytes:
+    if not pile:
+        return _NO_CARDS
+    code = _PILES.get(pile)
+    if code is not None:
+        return code
+    below = _PILES.get(pile[:-1])
+    out = bytearray(_NO_CARDS if below is None else below)
+    values = memoryview(out).cast("f")
+    if below is None:
+        for p, card in enumerate(pile):
+            values[card] = _PILE_VALUE[p]
+    else:
+        values[pile[-1]] = _PILE_VALUE[len(pile) - 1]
+    if len(_PILES) >= _PILES_KEPT:
+        _PILES.clear()
+    code = _PILES[pile] = bytes(out)
+    return code
+
+
+def encode_bytes(r: Reading) -> bytes:
+    """The array form of a reading as float32 bytes (the layout is in the module docstring)."""
+    pile = r.pile
+    target = r.target
+    parts = [
+        _cards(r.hand),
+        _cards(r.known),
+        _pile(pile),
+        _ONE_HOT[pile[-1]] if pile else _NO_CARDS,
+        _NO_CARDS if r.taken is None else _ONE_HOT[r.taken],
+        _PHASE_HOT[r.phase],
+        _SCALARS.pack(
+            r.stock_size / FULL_STOCK,
+            r.knock_limit / 10.0,
+            r.scores[0] / target,
+            r.scores[1] / target,
+            r.dealer,
+            r.must_knock,
+        ),
+    ]
+    parts += [_SEAT.pack(score / target, opponent, out) for score, opponent, out in r.seats]
+    return b"".join(parts)
+
+
+def array_in(game: Game, seat: int) -> FloatArray:
+    """``seat``'s array form in ``game``: ``encode_array(seen_of(observe_seat(game, seat)))``."""
+    return np.frombuffer(bytearray(encode_bytes(read(game, seat))), np.float32)
 
 
 def encode_array(seen: Seen) -> FloatArray:
-    """The array form (the layout is in the module docstring)."""
-    # Every non-zero entry gathered first and written in one numpy call: a dozen small numpy
-    # writes, or a whole Python list converted, cost several times more.
-    index = [*seen.hand, *[OPPONENT_KNOWN + c for c in seen.opponent_known]]
-    value = [1.0] * len(index)
-    pile = seen.discard_pile
-    if pile:
-        index += [PILE + c for c in pile]
-        value += [p / 52.0 for p in range(1, len(pile) + 1)]
-        index.append(TOP + pile[-1])
-        value.append(1.0)
-    if seen.taken is not None:
-        index.append(TAKEN + seen.taken)
-        value.append(1.0)
-    index += [PHASE + PHASE_INDEX[seen.phase], STOCK, KNOCK_LIMIT, OWN_SCORE, OPPONENT_SCORE]
-    value += [
-        1.0,
-        seen.stock_size / FULL_STOCK,
-        seen.knock_limit / 10.0,
-        seen.scores[0] / seen.target,
-        seen.scores[1] / seen.target,
-    ]
-    index += [DEALER, MUST_KNOCK]
-    value += [float(seen.dealer), float(seen.must_knock)]
-    a = np.zeros(SIZE, dtype=np.float32)
-    a[index] = value
-    return a
+    """The array form of a :class:`Seen` (the layout is in the module docstring)."""
+    code = encode_bytes(
+        Reading(
+            seen.phase,
+            mask_of(seen.hand),
+            mask_of(seen.opponent_known),
+            seen.discard_pile,
+            seen.stock_size,
+            seen.knock_limit,
+            seen.taken,
+            seen.must_knock,
+            seen.dealer,
+            seen.scores,
+            seen.target,
+            seen.seats,
+        )
+    )
+    return np.frombuffer(bytearray(code), np.float32)
 
 
 def encode_dict(seen: Seen) -> dict[str, Any]:
@@ -200,7 +409,11 @@ def encode_dict(seen: Seen) -> dict[str, Any]:
     ``hand``, ``opponent_known``: ``int8[52]``, 1 for each card; ``discard_pile``: ``int8[52]``,
     the cards bottom to top, then -1; ``taken``: the card taken this turn, -1 for none;
     ``phase``: an index into :data:`PHASES`; ``stock_size``, ``knock_limit``; ``dealer`` and
-    ``must_knock``: 0 or 1; ``scores``: ``int64[2]``, own then the opponent's points.
+    ``must_knock``: 0 or 1; ``scores``: ``int64[2]``, own then the opponent's points. With
+    three players or partnerships also ``seat_scores`` (``int64[players]``: each seat's or its
+    team's points, own first, then in seat order), ``opponent`` (the seat played against, as
+    an offset from own: 1 to ``players - 1``; 0 when sitting out) and ``sits_out``
+    (``int8[players]``, the same order).
     """
     hand = np.zeros(52, dtype=np.int8)
     if seen.hand:
@@ -210,7 +423,7 @@ def encode_dict(seen: Seen) -> dict[str, Any]:
         known[list(seen.opponent_known)] = 1
     pile = np.full(52, -1, dtype=np.int8)
     pile[: len(seen.discard_pile)] = seen.discard_pile
-    return {
+    out: dict[str, Any] = {
         "hand": hand,
         "opponent_known": known,
         "discard_pile": pile,
@@ -222,11 +435,16 @@ def encode_dict(seen: Seen) -> dict[str, Any]:
         "must_knock": np.int64(seen.must_knock),
         "scores": np.array(seen.scores, dtype=np.int64),
     }
+    if seen.seats:
+        out["seat_scores"] = np.array([s[0] for s in seen.seats], dtype=np.int64)
+        out["opponent"] = np.int64(next((k for k, s in enumerate(seen.seats) if s[1]), 0))
+        out["sits_out"] = np.array([s[2] for s in seen.seats], dtype=np.int8)
+    return out
 
 
-def action_mask(legal: tuple[int, ...]) -> Int8Array:
+def action_mask(legal: Sequence[int]) -> Int8Array:
     """The mask over the action space: 1 for each legal index."""
-    mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
-    if legal:
-        mask[list(legal)] = 1
-    return mask
+    mask = bytearray(NUM_ACTIONS)
+    for i in legal:
+        mask[i] = 1
+    return np.frombuffer(mask, np.int8)

@@ -1,6 +1,6 @@
-"""The PettingZoo environment: PettingZoo's own API and seed tests in every profile, the
-observation layout on a scripted deal, the fast view against the engine's one view function,
-rewards, seeding and refusals."""
+"""The two-player PettingZoo environment: PettingZoo's own API and seed tests in every profile,
+the observation layout on a scripted deal, the fast view against the engine's one view function,
+rewards, seeding and refusals (three players and partnerships: test_players.py)."""
 
 from __future__ import annotations
 
@@ -143,9 +143,7 @@ def test_a_step_the_mask_forbids_raises_and_changes_nothing() -> None:
     assert e._started().fingerprint() == before
 
 
-def test_three_players_and_bad_arguments_are_refused() -> None:
-    with pytest.raises(ValueError, match="players = 3"):
-        GinRummyEnv(Rules.profile("standard", players=3))
+def test_bad_arguments_are_refused() -> None:
     with pytest.raises(ValueError, match="reward = 'points'"):
         GinRummyEnv("standard", reward="points")  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="observation_form"):
@@ -225,18 +223,24 @@ def rule_sets() -> list[Rules]:
 
 
 def test_the_fast_view_is_the_engine_view_in_every_position() -> None:
-    """seen_in (what the environment encodes) equals seen_of(observe()) for both seats."""
+    """What the environment encodes (array_in, legal_mask; seen_in for the dict form) is the
+    encoding of the engine's view, seen_of(observe()), for both seats."""
     reached: Counter[str] = Counter()
     for k, rules in enumerate(rule_sets()):
         rng = random.Random(k)
         for seed in (k, k + 100):
             match = Match(rules, seed)
             while match.result is None and len(match.hand_results) < 1:
-                for seat in (0, 1):
-                    fast = E.seen_in(match, seat)
-                    assert fast == E.seen_of(observe(match, seat)), (rules, seed, seat)
-                    reached["taken"] += fast.taken is not None
                 legal = match.legal_actions()
+                for seat in (0, 1):
+                    seen = E.seen_of(observe(match, seat))
+                    own = A.indices_of(legal) if match.to_act == seat else ()
+                    fast = E.seen_in(match, seat, own)
+                    assert fast == seen, (rules, seed, seat)
+                    assert np.array_equal(E.array_in(match, seat), E.encode_array(seen))
+                    reached["taken"] += fast.taken is not None
+                mask = np.frombuffer(A.legal_mask(match), np.int8)
+                assert np.array_equal(mask, E.action_mask(A.indices_of(legal)))
                 # Seldom a knock, so that hands reach the wall (R7.3) and bind takes to knocks.
                 knocks = [a for a in legal if isinstance(a, Knock)]
                 others = [a for a in legal if not isinstance(a, Knock)]
@@ -261,7 +265,7 @@ def test_a_take_bound_to_a_knock_is_seen_as_must_knock(overrides: dict[str, obje
     play(m, Discard(card("6H")), DrawDiscard())
     seat = m.to_act
     assert seat is not None
-    fast = E.seen_in(m, seat)
+    fast = E.seen_in(m, seat, A.indices_of(m.legal_actions()))
     assert fast == E.seen_of(observe(m, seat))
     assert fast.must_knock and fast.taken == card("6H")
     assert E.encode_array(fast)[E.MUST_KNOCK] == 1.0
