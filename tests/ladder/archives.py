@@ -121,8 +121,15 @@ def manifest(language: str, run: str, build: str | None = None, **more: str) -> 
     return ("\n".join(lines) + "\n").encode()
 
 
-def _files(folder: Path, names: list[str], under: str = "") -> dict[str, bytes | Member]:
-    return {under + name: (folder / name).read_bytes() for name in names}
+def _files(folder: Path, names: list[str]) -> dict[str, bytes | Member]:
+    return {name: (folder / name).read_bytes() for name in names}
+
+
+def _tree(folder: Path, pattern: str) -> dict[str, bytes | Member]:
+    """The files of ``folder`` that ``pattern`` matches, by their paths below it; no EAAI
+    bridge (a bot of its own, which the greedy bot does not need)."""
+    found = sorted(p for p in folder.glob(pattern) if "Eaai" not in p.name)
+    return {str(p.relative_to(folder)): p.read_bytes() for p in found}
 
 
 CPP_BUILD = """set -eu
@@ -195,22 +202,12 @@ def sample_archive(language: str) -> bytes:
         members["ginref-bot.toml"] = manifest("cpp", "./greedy_bot", "sh build.sh")
         return tar_bytes(members)
     if language == "go":
-        go = BOTS / "go"
-        members = {
-            str(p.relative_to(go)): p.read_bytes()
-            for d in ("ginrefbot", "greedy_bot")
-            for p in sorted((go / d).glob("*.go"))
-        }
+        members = _tree(BOTS / "go", "ginrefbot/*.go") | _tree(BOTS / "go", "greedy_bot/*.go")
         members["build.sh"] = GO_BUILD.encode()
         members["ginref-bot.toml"] = manifest("go", "./bot", "sh build.sh")
         return zip_bytes(members)
     if language == "java":
-        java = BOTS / "java"
-        members = {
-            str(p.relative_to(java)): p.read_bytes()
-            for p in sorted((java / "src").rglob("*.java"))
-            if "Eaai" not in p.name
-        }
+        members = _tree(BOTS / "java", "src/**/*.java")
         members["build.sh"] = JAVA_BUILD.encode()
         members["ginref-bot.toml"] = manifest("java", "sh run.sh", "sh build.sh")
         return zip_bytes(members)

@@ -10,7 +10,8 @@ from pathlib import Path
 from typing import Any, get_args
 
 from referee.bots.sandbox import TRANSPORTS, Transport
-from referee.bots.spec import BotSpec, expand_python
+from referee.bots.spec import BotSpec
+from referee.errors import ConfigError
 from tournaments.ladder.errors import SubmissionError
 
 MANIFEST = "ginref-bot.toml"
@@ -76,11 +77,9 @@ def parse_manifest(text: str) -> Manifest:
     if run is None:
         raise _error('no run command (run = "..."), the command that starts the bot')
     try:
-        argv = expand_python(shlex.split(run))
-    except ValueError as exc:
-        raise _error(f"run: cannot parse {run!r}: {exc}") from None
-    if not argv:
-        raise _error("run: the command is empty")
+        argv = BotSpec.parse(run).command
+    except ConfigError as exc:
+        raise _error(f"run: {exc}") from None
     transport = _text(data, "transport") or DEFAULT_TRANSPORT.get(language, "unix")
     if transport not in get_args(Transport):
         raise _error(f"transport {transport!r}: expected one of {', '.join(TRANSPORTS)}")

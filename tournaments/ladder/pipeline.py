@@ -97,7 +97,8 @@ def _steps(
     label: str,
 ) -> Accepted:
     files = unpack(data, home, caps)
-    _say(log, f"unpack: {len(files)} files from an archive of {size_text(len(data))}")
+    count = f"{len(files)} file" + ("" if len(files) == 1 else "s")
+    _say(log, f"unpack: {count} from an archive of {size_text(len(data))}")
     manifest = read_manifest(home)
     _say(log, f"manifest: {manifest.language}, run {manifest.run_text!r}")
     if manifest.build is not None:

@@ -40,13 +40,6 @@ class Validation:
         return f"{won} {scores} in {self.outcome.hands_played} hands"
 
 
-def bot_output(outcome: MatchOutcome, out: Path) -> Path:
-    """The submission's output file of ``outcome`` (the series names it by seat)."""
-    stem = outcome.log_path.name.removesuffix(".jsonl")
-    found = sorted(out.glob(f"{stem}.seat{SEAT}.*.log"))
-    return found[0] if found else out / f"{stem}.seat{SEAT}.log"
-
-
 async def run_validation(
     spec: BotSpec, config: TournamentConfig, out: Path, opponent: BotSpec = GREEDY
 ) -> Validation:
@@ -73,7 +66,7 @@ async def run_validation(
             outcome = await series.play(series.plans[0])
     finally:
         confinement.close()
-    output = bot_output(outcome, out)
+    output = outcome.seats[SEAT].output
     faults = [f for f in outcome.faults if f.seat == SEAT]
     if faults:
         fault = faults[0]
