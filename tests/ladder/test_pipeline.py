@@ -5,6 +5,8 @@ its log, after the lines of every step before it, and leaves no bot directory be
 from __future__ import annotations
 
 import dataclasses
+import os
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -133,3 +135,19 @@ def test_a_bot_that_crashes_fails_at_validation(tmp_path: Path) -> None:
     assert lines[6].startswith("validate: crashed: ")
     assert "no idea what to do" in log
     assert lines[-1] == "failed at the validate step"
+
+
+def test_what_a_killed_build_left_is_cleared(tmp_path: Path) -> None:
+    # The service killed mid-build: the build's tmpfs still mounted, its source beside it.
+    home = tmp_path / "v" / "bot"
+    home.mkdir(parents=True)
+    (tmp_path / "v" / ".bot.source").mkdir()
+    subprocess.run(["mount", "-t", "tmpfs", "-o", "size=1m", "left", str(home)], check=True)
+    (home / "half-built").write_text("x")
+    accepted = process(
+        sample_archive("python"), tmp_path / "v", CONFIG, ArchiveCaps(), LIMITS, tmp_path / "log"
+    )
+    assert not os.path.ismount(home)
+    assert sorted(p.name for p in home.iterdir()) == ["ginref-bot.toml", "greedy_bot.py"]
+    assert sorted(p.name for p in (tmp_path / "v").iterdir()) == ["bot", "validation"]
+    assert accepted.cwd == home

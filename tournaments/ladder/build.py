@@ -194,6 +194,15 @@ def capped_directory(directory: Path, size: int) -> Iterator[bool]:
     shutil.rmtree(source)
 
 
+def clear_leftovers(directory: Path) -> None:
+    """Undo what a build killed with its service left: its tmpfs still mounted on
+    ``directory``, the copies beside it."""
+    if os.path.ismount(directory):
+        _unmount(directory)
+    for suffix in ("source", "built"):
+        shutil.rmtree(directory.with_name(f".{directory.name}.{suffix}"), ignore_errors=True)
+
+
 def _unmount(directory: Path) -> None:
     if subprocess.run(["umount", str(directory)], capture_output=True, check=False).returncode:
         # Busy (a process of the build that outlived its group would be a bug): detach it.

@@ -20,7 +20,7 @@ from referee.bots.sandbox import Transport
 from referee.bots.spec import BotSpec
 from tournaments.file.config import TournamentConfig
 from tournaments.ladder.archive import ArchiveCaps, unpack
-from tournaments.ladder.build import BuildLimits, build, image_environment
+from tournaments.ladder.build import BuildLimits, build, clear_leftovers, image_environment
 from tournaments.ladder.errors import SubmissionError
 from tournaments.ladder.manifest import read_manifest
 from tournaments.ladder.season import Season
@@ -69,6 +69,7 @@ def process(
     log.parent.mkdir(parents=True, exist_ok=True)
     log.write_text("")
     home = directory / BOT
+    clear_leftovers(home)
     for old in (home, directory / VALIDATION):
         shutil.rmtree(old, ignore_errors=True)
     try:
