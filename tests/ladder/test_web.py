@@ -48,7 +48,8 @@ from tournaments.ladder.web import EMBARGO, LadderWeb, log_file
 from tournaments.ladder.web_pages import faults_text as board_faults
 
 DEADLINE_S = 30.0  # far beyond what a local request takes on a loaded machine
-ARCHIVE = zip_bytes({"ginref.toml": b'[bot]\nrun = "python bot.py"\n', "bot.py": b"print()\n"})
+MANIFEST = b'language = "python"\nrun = "{python} bot.py"\n'  # the pipeline's, not read here
+ARCHIVE = zip_bytes({"ginref-bot.toml": MANIFEST, "bot.py": b"print()\n"})
 
 
 class Answer:

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from tests.ladder.archives import zip_bytes
+from tests.ladder.test_web import MANIFEST
 from tests.ladder.web_season import FAILURE_TAIL, SINGLE, WebSeason, build_season, output_text
 from tests.support.browser import Browser
 from tournaments.ladder.service import SUBMISSIONS
@@ -78,7 +79,7 @@ def test_an_archive_submitted_through_the_form_and_the_entrants_page(
 ) -> None:
     season, web, browser = served
     archive = tmp_path / "bot.zip"
-    archive.write_bytes(zip_bytes({"ginref.toml": b'[bot]\nrun = "python bot.py"\n'}))
+    archive.write_bytes(zip_bytes({"ginref-bot.toml": MANIFEST}))
     browser.load(web.url + "submit")
     fill(browser, {"entrant": "alice", "token": season.tokens["alice"]})
     root = browser.call("DOM.getDocument")["root"]["nodeId"]

@@ -253,7 +253,8 @@ def submit_page(season: str, cap: int, answer: str | None = None, refused: bool 
         kind = "answer refused" if refused else "answer"
         parts.append(f'<p class="{kind}" id="answer">{text(answer)}</p>')
     parts.append(
-        f'<p class="note">A zip or tar archive of your bot with its ginref.toml, up to '
+        '<p class="note">A zip or tar archive of your bot, its ginref-bot.toml at its root, '
+        "up to "
         f"{text(size_text(cap))}. It is built and validated, then joins the pool; "
         f"{link('/me', label='your page')} says how it went.</p>"
         '<form method="post" action="/submit" enctype="multipart/form-data">'
