@@ -147,3 +147,15 @@ def test_the_tail_is_the_last_lines_and_bytes() -> None:
     assert tail_text(data).splitlines() == [f"line {i}" for i in range(40, 100)]
     long = b"x" * 10_000 + b"\nend\n"
     assert tail_text(long) == "end"
+
+
+def test_files_that_do_not_fit_the_disk_cap_fail_before_the_build(season: Path) -> None:
+    here = season / "versions" / "a" / "1"
+    (here / "data.bin").write_bytes(bytes(LIMITS.disk_bytes + 1))
+    error = run(season, "echo never runs")
+    assert isinstance(error, SubmissionError)
+    assert error.message == "the archive's files do not fit in the disk limit of 16 MiB"
+    # The directory is as it was, not mounted over; nothing is left beside it.
+    assert not os.path.ismount(here)
+    assert sorted(p.name for p in here.iterdir()) == ["bot.c", "data.bin"]
+    assert sorted(p.name for p in here.parent.iterdir()) == ["1"]

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import errno
+import dataclasses
 import os
 import secrets
 import shlex
@@ -179,7 +179,12 @@ def capped_directory(directory: Path, size: int) -> Iterator[bool]:
         yield False
         return
     try:
-        shutil.copytree(source, directory, symlinks=True, dirs_exist_ok=True)
+        try:
+            shutil.copytree(source, directory, symlinks=True, dirs_exist_ok=True)
+        except OSError:
+            raise SubmissionError(
+                "build", f"the archive's files do not fit in the disk limit of {size_text(size)}"
+            ) from None
         yield True
         shutil.copytree(directory, built, symlinks=True)
     except BaseException:
@@ -267,13 +272,7 @@ class _Build:
         argv_in = ("/bin/sh", "-c", self.command)
         spec = BotSpec(argv_in, "build", str(self.directory), tuple(image_environment().items()))
         env = sandbox_environment(spec, {}, [self.directory])
-        settings = SandboxSettings(
-            self.settings.mode,
-            self.settings.uid_base,
-            self.settings.uid_count,
-            self.limits.tmp_bytes,
-            self.settings.binds,
-        )
+        settings = dataclasses.replace(self.settings, tmp_bytes=self.limits.tmp_bytes)
         plan = SandboxPlan(
             settings,
             uid,
@@ -423,6 +422,5 @@ def build(
     try:
         return asyncio.run(run_build(directory, command, limits, settings, log))
     except OSError as exc:
-        if exc.errno in (errno.ENOENT, errno.EACCES):
-            raise SubmissionError("build", f"the build could not start: {exc}") from None
-        raise
+        # This machine's fault rather than the entrant's, but the pipeline must go on.
+        raise SubmissionError("build", f"the build could not run here: {exc}") from None

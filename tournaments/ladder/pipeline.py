@@ -77,7 +77,7 @@ def process(
             data, home, directory / VALIDATION, config, caps, limits, log, opponent, label
         )
     except SubmissionError as exc:
-        if exc.step != "build":  # the build wrote its own lines, its status and tail among them
+        if exc.status is None or exc.step != "build":  # a build that ran wrote its own lines
             _say(log, f"{exc.step}: {exc.message}")
             if exc.tail:
                 _say(log, exc.tail)
