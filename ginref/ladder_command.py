@@ -30,7 +30,6 @@ from ginref.option_table import (
 from ginref.shared import confine
 from ginref.tournament_command import play_and_report
 from referee.errors import GinRefError
-from tournaments.journal.store import open_journal
 from tournaments.ladder import board, inbox
 from tournaments.ladder.errors import LadderError
 from tournaments.ladder.final import final_config
@@ -180,15 +179,7 @@ def run_command(directory: str, given: Given) -> None:
 def _rows(season: Season) -> list[board.BotRow]:
     store = open_season(season.directory)
     try:
-        play = season.directory / PLAY
-        records = []
-        if (play / "journal.sqlite").exists():
-            journal = open_journal(play, create=False, read_only=True)
-            try:
-                records = journal.records()
-            finally:
-                journal.close()
-        return board.leaderboard(season, store, records)
+        return board.leaderboard(season, store)
     finally:
         store.close()
 

@@ -22,6 +22,7 @@ import pytest
 from tests.support.referee_helpers import ROOT, TESTBOT
 from tournaments.journal.records import MatchRecord
 from tournaments.journal.store import open_journal
+from tournaments.ladder.board import results_of, stored_results
 from tournaments.ladder.season import load_season
 from tournaments.ladder.service import PLAY, LadderService
 from tournaments.ladder.store import open_season
@@ -64,12 +65,16 @@ def check_consistent(directory: Path) -> tuple[list[MatchRecord], int]:
     try:
         rated = store.rated()
         ratings = store.ratings()
+        kept = stored_results(store)
         (rows,) = store.db.execute("SELECT COUNT(*) FROM rated").fetchone()
     finally:
         store.close()
     keys = [r.key for r in records]
     assert len(keys) == len(set(keys))
     assert rated == set(keys) and rows == len(keys)  # each rated, once
+    recount = results_of(records)  # the leaderboard's counts, kept as matches were rated
+    assert (kept.wins, kept.draws, kept.losses) == (recount.wins, recount.draws, recount.losses)
+    assert kept.faults == recount.faults
     games = Counter(bot for r in records for bot in r.seats)
     assert {bot: r.games for bot, r in ratings.items()} == dict(games)
     return records, len(schedule) - len(records)

@@ -14,7 +14,7 @@ import datetime as _dt
 import functools
 import json
 import sqlite3
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from pathlib import Path
 from typing import Any, ParamSpec, TypeVar
 
@@ -409,9 +409,14 @@ class Journal:
         return {r[0] for r in self.db.execute("SELECT key FROM matches")}
 
     @_sqlite_errors
-    def log_paths(self) -> set[str]:
-        """The replay logs the journal refers to (relative paths)."""
-        return {r[0] for r in self.db.execute("SELECT log_path FROM matches")}
+    def log_paths(self, keys: Collection[str] | None = None) -> set[str]:
+        """The replay logs the journal refers to (relative paths): of every match, or of the
+        matches ``keys`` (those that are in the journal)."""
+        if keys is None:
+            return {r[0] for r in self.db.execute("SELECT log_path FROM matches")}
+        marks = ", ".join("?" * len(keys))
+        rows = self.db.execute(f"SELECT log_path FROM matches WHERE key IN ({marks})", list(keys))
+        return {r[0] for r in rows}
 
     @_sqlite_errors
     def commit_match(self, record: MatchRecord, session: int) -> None:

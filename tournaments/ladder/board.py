@@ -73,6 +73,15 @@ class Results:
             self.faults.setdefault(bot, Counter())[fault.kind] += 1
 
 
+def stored_results(store: SeasonStore) -> Results:
+    """The counts the store keeps."""
+    results = Results()
+    for bot, (wins, draws, losses) in store.results().items():
+        results.wins[bot], results.draws[bot], results.losses[bot] = wins, draws, losses
+    results.faults = {bot: Counter(kinds) for bot, kinds in store.faults().items()}
+    return results
+
+
 def results_of(records: Iterable[MatchRecord]) -> Results:
     results = Results()
     for record in records:
@@ -80,11 +89,14 @@ def results_of(records: Iterable[MatchRecord]) -> Results:
     return results
 
 
-def leaderboard(season: Season, store: SeasonStore, records: Sequence[MatchRecord]) -> list[BotRow]:
-    """The pool's rows, best first (ties: more matches, then the name)."""
+def leaderboard(
+    season: Season, store: SeasonStore, records: Sequence[MatchRecord] | None = None
+) -> list[BotRow]:
+    """The pool's rows, best first (ties: more matches, then the name). The counts are the
+    store's, kept as matches are rated; ``records`` (the journal's) recounts them instead."""
     k = float(season.ladder.rating.get("k", DEFAULT_K))
     ratings = store.ratings()
-    results = results_of(records)
+    results = results_of(records) if records is not None else stored_results(store)
     remote = set(season.remote)
     pool: list[tuple[str, str, str]] = [(h, h, "house") for h in season.house]
     for version in store.active():

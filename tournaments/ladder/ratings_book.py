@@ -9,6 +9,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from tournaments.journal.records import MatchRecord
+from tournaments.ladder.board import results_of
 from tournaments.ladder.matchmaking import Candidate
 from tournaments.ladder.rating import Rating, RatingModel
 from tournaments.ladder.store import SeasonStore, StoredRating
@@ -34,13 +35,19 @@ class RatingsBook:
         return Candidate(bot, self.rating(bot), games, new=games < PLACEMENT)
 
     def rate(self, record: MatchRecord) -> bool:
-        """Rate one journaled match (a match not rated, a forfeit before the first deal say,
-        is marked as seen); False if it was rated already."""
+        """Rate one journaled match and count its results and faults (a match not rated, a
+        forfeit before the first deal say, is counted and marked as seen); False if it was
+        counted already."""
         moved = self.model.rate_record(self.ratings, record)
         rows = [
             StoredRating(bot, r.mu, r.sigma, self.games.get(bot, 0) + 1) for bot, r in moved.items()
         ]
-        if not self.store.record_ratings(record.key, rows):
+        tally = results_of([record])
+        results = {
+            bot: (tally.wins[bot], tally.draws[bot], tally.losses[bot]) for bot in set(record.seats)
+        }
+        faults = {bot: dict(kinds) for bot, kinds in tally.faults.items()}
+        if not self.store.record_ratings(record.key, rows, results, faults):
             return False
         for row in rows:
             self.ratings[row.bot] = Rating(row.mu, row.sigma)

@@ -165,6 +165,7 @@ class LadderService:
         self._busy: dict[str, int] = {}  # bot -> matches in play
         self._running: set[asyncio.Task[None]] = set()
         self._failure: BaseException | None = None
+        self._finished: set[str] = set()  # the journal's matches
         self._waiting: list[Job] = []  # jobs to play before new ones (resumed, or lost)
         self.session = 0
 
@@ -233,7 +234,7 @@ class LadderService:
 
     def _unfinished(self) -> list[Job]:
         """The scheduled matches without a result (a run killed in play), as their jobs."""
-        done = self.journal.finished_keys()
+        done = self._finished
         by_deal: dict[int, list[MatchSpec]] = {}
         for spec in self.journal.schedule():
             if spec.key not in done:
@@ -243,9 +244,10 @@ class LadderService:
     # --- play ----------------------------------------------------------------------------------
 
     def _commit(self, record: MatchRecord) -> bool:
-        if record.key in self.journal.finished_keys():
+        if record.key in self._finished:
             return True
         self.journal.commit_match(record, self.session)
+        self._finished.add(record.key)
         self.book.rate(record)
         self.tally.played += 1
         return not self._stopping.is_set()
@@ -267,10 +269,11 @@ class LadderService:
     async def _play(self, job: Job) -> None:
         directory = self.directory / PLAY / "logs" / job.key
         try:
-            _clean(directory, self.journal.log_paths(), self.directory / PLAY)
+            kept = self.journal.log_paths([m.key for m in job.matches])
+            _clean(directory, kept, self.directory / PLAY)
             await self.executor.run(job, directory, self._commit)
         except JobLost as exc:
-            left = [m for m in job.matches if m.key not in self.journal.finished_keys()]
+            left = [m for m in job.matches if m.key not in self._finished]
             self.say(f"Ladder: job {job.key} lost ({exc}): its {len(left)} matches left wait")
             if left:
                 self._waiting.append(_job(left))
@@ -390,7 +393,10 @@ class LadderService:
 
     async def run(self) -> Tally:
         """Rate what was left unrated, then build and play until :meth:`stop`."""
-        caught_up = self.book.catch_up(self.journal.records())
+        self._finished = self.journal.finished_keys()
+        unrated = self._finished - self.store.rated()
+        # Reading every record is for a start after a kill: rarely, and only then.
+        caught_up = self.book.catch_up(self.journal.records()) if unrated else 0
         if caught_up:
             self.say(f"Ladder: rated {caught_up} matches the last run journaled but had not rated")
         self.executor = self._executor()

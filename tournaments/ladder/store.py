@@ -21,7 +21,7 @@ import datetime as _dt
 import json
 import secrets
 import sqlite3
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -64,6 +64,12 @@ CREATE TABLE versions (
 );
 CREATE TABLE ratings (
     bot TEXT PRIMARY KEY, mu REAL NOT NULL, sigma REAL NOT NULL, games INTEGER NOT NULL
+);
+CREATE TABLE results (
+    bot TEXT PRIMARY KEY, wins INTEGER NOT NULL, draws INTEGER NOT NULL, losses INTEGER NOT NULL
+);
+CREATE TABLE faults (
+    bot TEXT NOT NULL, kind TEXT NOT NULL, n INTEGER NOT NULL, PRIMARY KEY (bot, kind)
 );
 CREATE TABLE history (
     bot TEXT NOT NULL, n INTEGER NOT NULL, match_key TEXT NOT NULL,
@@ -337,9 +343,16 @@ class SeasonStore:
     def rated(self) -> set[str]:
         return {r[0] for r in self.db.execute("SELECT match_key FROM rated")}
 
-    def record_ratings(self, match_key: str, new: Sequence[StoredRating]) -> bool:
-        """Store the ratings after ``match_key`` and its history rows, once: False (nothing
-        written) when that match was rated already."""
+    def record_ratings(
+        self,
+        match_key: str,
+        new: Sequence[StoredRating],
+        results: Mapping[str, tuple[int, int, int]] = {},
+        faults: Mapping[str, Mapping[str, int]] = {},
+    ) -> bool:
+        """Store the ratings after ``match_key``, its history rows, and each bot's wins, draws,
+        losses and faults of that match added to its counts (the leaderboard reads them, never
+        the whole journal), once: False (nothing written) when that match was counted already."""
         with self.transaction():
             if self.db.execute("SELECT 1 FROM rated WHERE match_key = ?", (match_key,)).fetchone():
                 return False
@@ -358,7 +371,33 @@ class SeasonStore:
                     "VALUES (?, ?, ?, ?, ?, ?)",
                     (r.bot, n + 1, match_key, r.mu, r.sigma, at),
                 )
+            for bot, (wins, draws, losses) in results.items():
+                self.db.execute(
+                    "INSERT INTO results (bot, wins, draws, losses) VALUES (?, ?, ?, ?) "
+                    "ON CONFLICT (bot) DO UPDATE SET wins = wins + excluded.wins, "
+                    "draws = draws + excluded.draws, losses = losses + excluded.losses",
+                    (bot, wins, draws, losses),
+                )
+            for bot, kinds in faults.items():
+                for kind, count in kinds.items():
+                    self.db.execute(
+                        "INSERT INTO faults (bot, kind, n) VALUES (?, ?, ?) "
+                        "ON CONFLICT (bot, kind) DO UPDATE SET n = n + excluded.n",
+                        (bot, kind, count),
+                    )
         return True
+
+    def results(self) -> dict[str, tuple[int, int, int]]:
+        """Each bot's wins, draws and losses in the matches counted so far."""
+        rows = self.db.execute("SELECT bot, wins, draws, losses FROM results")
+        return {bot: (wins, draws, losses) for bot, wins, draws, losses in rows}
+
+    def faults(self) -> dict[str, dict[str, int]]:
+        """Each bot's faults by kind in the matches counted so far."""
+        out: dict[str, dict[str, int]] = {}
+        for bot, kind, n in self.db.execute("SELECT bot, kind, n FROM faults"):
+            out.setdefault(bot, {})[kind] = n
+        return out
 
     def history(self, bot: str) -> list[tuple[int, float, float, str]]:
         """``bot``'s ratings after each of its rated matches: (n, mu, sigma, at)."""
