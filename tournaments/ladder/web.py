@@ -38,7 +38,9 @@ import hashlib
 import json
 import os
 import re
+import socket
 import stat
+import threading
 import time
 from collections import Counter
 from collections.abc import Awaitable, Callable, Iterator
@@ -69,7 +71,13 @@ from tournaments.ladder.errors import LadderError
 from tournaments.ladder.season import Season, load_season
 from tournaments.ladder.service import PLAY, log_path
 from tournaments.ladder.store import SeasonStore, Version, open_season
-from tournaments.live.guarded import bind, guarded_server, serve_on_thread, url_of
+from tournaments.live.guarded import (
+    bind,
+    bound_address,
+    guarded_server,
+    serve_on_thread,
+    url_of,
+)
 from tournaments.schedule import MatchSpec
 from tournaments.tokens import TokenStore, token_hash
 
@@ -517,16 +525,13 @@ class LadderWeb:
         self.max_connections = max_connections
         self.upload_timeout = upload_timeout
         self._server: uvicorn.Server | None = None
-        self._socket: Any = None
-        self._thread: Any = None
+        self._socket: socket.socket | None = None
+        self._thread: threading.Thread | None = None
 
     @property
     def address(self) -> tuple[str, int]:
         """The host and port served on (the port chosen, for port 0)."""
-        if self._socket is None:
-            return self.host, self.port
-        bound = self._socket.getsockname()
-        return str(bound[0]), int(bound[1])
+        return bound_address(self._socket, self.host, self.port)
 
     @property
     def url(self) -> str:

@@ -145,6 +145,15 @@ def serve_on_thread(server: uvicorn.Server, sock: socket.socket, name: str) -> t
     return serving
 
 
+def bound_address(sock: socket.socket | None, host: str, port: int) -> tuple[str, int]:
+    """The host and port ``sock`` is bound to (the port chosen, for port 0); ``host`` and
+    ``port`` while there is no socket."""
+    if sock is None:
+        return host, port
+    bound = sock.getsockname()
+    return str(bound[0]), int(bound[1])
+
+
 def url_of(host: str, port: int) -> str:
     """``http://host:port/``, with an IPv6 host in brackets."""
     return f"http://[{host}]:{port}/" if ":" in host else f"http://{host}:{port}/"

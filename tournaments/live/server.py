@@ -52,7 +52,13 @@ from typing import Any
 import uvicorn
 
 from referee.errors import GinRefError
-from tournaments.live.guarded import bind, guarded_server, serve_on_thread, url_of
+from tournaments.live.guarded import (
+    bind,
+    bound_address,
+    guarded_server,
+    serve_on_thread,
+    url_of,
+)
 from tournaments.live.lobby import read_lobby
 from tournaments.live.watch import TournamentWatch
 
@@ -200,10 +206,7 @@ class LiveView:
     @property
     def address(self) -> tuple[str, int]:
         """The host and port the page is served on (the port chosen, for port 0)."""
-        if self._socket is None:
-            return self.host, self.port
-        bound = self._socket.getsockname()
-        return str(bound[0]), int(bound[1])
+        return bound_address(self._socket, self.host, self.port)
 
     @property
     def url(self) -> str:
