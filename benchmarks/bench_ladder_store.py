@@ -98,12 +98,9 @@ def main() -> None:
         sbytes = sum(p.stat().st_size for p in root.glob("season.sqlite*"))
         per = args.matches
         print(f"{per} matches among {args.bots} bots; one match's log: {sample.log_bytes} bytes")
-        print(
-            f"journal: {jbytes / per:.0f} bytes per match; store: {sbytes / per:.0f} bytes per match"
-        )
-        print(
-            f"journal one match (schedule + commit): median {statistics.median(commit) * 1e3:.2f} ms"
-        )
+        print(f"journal: {jbytes / per:.0f} bytes a match; store: {sbytes / per:.0f} bytes a match")
+        ms = statistics.median(commit) * 1e3
+        print(f"journal one match (schedule + commit): median {ms:.2f} ms")
         print(f"rate one match (openskill + store): median {statistics.median(rate) * 1e3:.2f} ms")
         print(f"choose a pairing among {args.bots}: median {statistics.median(picks) * 1e3:.2f} ms")
         print(f"read every record ({len(records)}): {read:.2f} s")
