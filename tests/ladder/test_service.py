@@ -18,7 +18,9 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
 
+from ginref.cli import main
 from tests.support.referee_helpers import ROOT, TESTBOT
 from tournaments.journal.records import MatchRecord
 from tournaments.journal.store import open_journal
@@ -101,6 +103,10 @@ def test_the_service_plays_duplicate_pairs_and_rates_each_match_once(tmp_path: P
     finally:
         store.close()
     assert len({round(r.mu, 6) for r in ratings.values()}) > 1
+    # The play directory is a tournament's: every log on disk (none left by the matches cut
+    # at the stop) agrees with the engine and the journal.
+    verified = CliRunner().invoke(main, ["verify", str(directory / PLAY)])
+    assert verified.exit_code == 0, verified.output
 
 
 def journal_count(directory: Path) -> int:

@@ -93,6 +93,7 @@ def version_entry(directory: Path, version: Version) -> BotEntry:
         expand_python(version.command),
         str(where),
         tuple(image_environment().items()),
+        dirs=(str(where),),  # all of its own directory, whatever its command names
         transport="tcp" if version.transport == "tcp" else "unix",
     )
 
@@ -278,6 +279,10 @@ class LadderService:
             if left:
                 self._waiting.append(_job(left))
         finally:
+            if any(m.key not in self._finished for m in job.matches):
+                # A cut match's partial log goes now; a kill's, when its job is played again.
+                kept = self.journal.log_paths([m.key for m in job.matches])
+                _clean(directory, kept, self.directory / PLAY)
             for bot in job.bots:
                 self._busy[bot] -= 1
             self._changed.set()
