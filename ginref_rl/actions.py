@@ -116,7 +116,7 @@ def _suit_bytes(mask: int) -> bytes:
 
 # A legal mask is written as bytes (one per index) and handed to numpy once.
 _SUIT_BYTES = [_suit_bytes(m) for m in range(1 << 13)]
-_OTHER_MASKS: dict[tuple[int, ...], bytes] = {}
+_OTHER_MASKS: dict[tuple[type, ...], bytes] = {}
 
 
 def _of_cards(mask: int) -> tuple[bytes, bytes, bytes, bytes]:
@@ -141,13 +141,17 @@ def legal_mask(game: Game) -> bytes:
                 bytes(NUM_ACTIONS - BIG_GIN - 1),
             )
         )
-    indices = indices_of(game.legal_actions())
-    mask = _OTHER_MASKS.get(indices)
+    legal = game.legal_actions()
+    # Each of these actions' kinds is one index, but for the two choices of the first dealer.
+    kinds = tuple(map(type, legal))
+    mask = _OTHER_MASKS.get(kinds)
     if mask is None:
         out = bytearray(NUM_ACTIONS)
-        for i in indices:
+        for i in indices_of(legal):
             out[i] = 1
-        mask = _OTHER_MASKS[indices] = bytes(out)
+        mask = bytes(out)
+        if ChooseDeal not in kinds:
+            _OTHER_MASKS[kinds] = mask
     return mask
 
 

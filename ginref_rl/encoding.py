@@ -189,6 +189,9 @@ class Reading(NamedTuple):
     seats: tuple[tuple[int, bool, bool], ...]
 
 
+_new_reading = tuple.__new__
+
+
 def read(game: Game, seat: int) -> Reading:
     """``seat``'s view of ``game``, as the engine's
     :func:`~referee.engine.observation.observe_seat` builds it, from the game's public
@@ -248,19 +251,23 @@ def read(game: Game, seat: int) -> Reading:
         )
     # What a seat took and whether it must knock are seen by that seat on its own turn only.
     own_turn = play.to_act == hand_seat
-    return Reading(
-        play.phase,
-        h.held(hand_seat),
-        h.known(1 - hand_seat),
-        h.pile,
-        h.stock_size,
-        h.knock_limit,
-        h.taken if own_turn else None,
-        own_turn and h.must_knock,
-        h.dealer == hand_seat,
-        (own, other),
-        rules.target,
-        seats,
+    # The tuple built directly: the NamedTuple's own __new__ is a Python call, every step.
+    return _new_reading(
+        Reading,
+        (
+            play.phase,
+            h.held(hand_seat),
+            h.known(1 - hand_seat),
+            h.pile,
+            h.stock_size,
+            h.knock_limit,
+            h.taken if own_turn else None,
+            own_turn and h.must_knock,
+            h.dealer == hand_seat,
+            (own, other),
+            rules.target,
+            seats,
+        ),
     )
 
 
@@ -311,6 +318,7 @@ _ONE_HOT = [_one_hot(c, 52) for c in range(52)]
 _PHASE_HOT = {p: _one_hot(i, len(PHASES)) for p, i in PHASE_INDEX.items()}
 _PILE_VALUE = [(p + 1) / 52.0 for p in range(52)]
 _SCALARS = struct.Struct("<6f")
+_FLOAT = struct.Struct("<f")
 _SEAT = struct.Struct("<3f")
 
 
@@ -340,16 +348,18 @@ def _pile(pile: tuple[Card, ...]) -> bytes:
     if code is not None:
         return code
     below = _PILES.get(pile[:-1])
-    out = bytearray(_NO_CARDS if below is None else below)
-    values = memoryview(out).cast("f")
     if below is None:
+        out = bytearray(_NO_CARDS)
+        values = memoryview(out).cast("f")
         for p, card in enumerate(pile):
             values[card] = _PILE_VALUE[p]
-    else:
-        values[pile[-1]] = _PILE_VALUE[len(pile) - 1]
+        code = bytes(out)
+    else:  # the pile below with one more card on top
+        at = 4 * pile[-1]
+        code = below[:at] + _FLOAT.pack(_PILE_VALUE[len(pile) - 1]) + below[at + 4 :]
     if len(_PILES) >= _PILES_KEPT:
         _PILES.clear()
-    code = _PILES[pile] = bytes(out)
+    _PILES[pile] = code
     return code
 
 
@@ -373,7 +383,8 @@ def encode_bytes(r: Reading) -> bytes:
             r.must_knock,
         ),
     ]
-    parts += [_SEAT.pack(score / target, opponent, out) for score, opponent, out in r.seats]
+    if r.seats:
+        parts += [_SEAT.pack(score / target, opponent, out) for score, opponent, out in r.seats]
     return b"".join(parts)
 
 

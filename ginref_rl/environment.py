@@ -59,6 +59,7 @@ from ginref_rl.encoding import (
     PER_SEAT,
     PHASES,
     SEAT_SCORE,
+    array_in,
     encode_dict,
     seen_in,
     size,
@@ -191,12 +192,12 @@ class GinRummyEnv(AECEnv):  # type: ignore[misc]
 
     def observe(self, agent: str) -> dict[str, Any]:
         episode = self.episode
-        game = episode.started()
+        game = episode.game or episode.started()
         seat = self._seat_of[agent]
         mask = episode.mask() if game.to_act == seat else _NO_ACTIONS
         form: Any
         if self.observation_form == "array":
-            form = episode.observe(seat)
+            form = array_in(game, seat)
         else:
             legal = tuple(i for i, on in enumerate(mask) if on)
             form = encode_dict(seen_in(game, seat, legal))
@@ -265,7 +266,7 @@ class GinRummyEnv(AECEnv):  # type: ignore[misc]
         return self.episode.started()
 
     def _agent_to_act(self) -> str:
-        seat = self._started().to_act
+        seat = self.episode.started().to_act
         assert seat is not None  # a match that has not ended always waits for a seat
         return self._names[seat]
 

@@ -13,7 +13,6 @@ from collections.abc import Sequence
 from typing import Literal, NamedTuple
 
 from ginref_rl.actions import NUM_ACTIONS, action_at, action_name, legal_mask
-from ginref_rl.encoding import FloatArray, array_in
 from referee.engine.cards import Card
 from referee.engine.game import Game, new_game
 from referee.engine.outcomes import HandResult, MatchResult
@@ -116,10 +115,6 @@ class Episode:
         if self._mask is None:
             self._mask = legal_mask(self.started())
         return self._mask
-
-    def observe(self, seat: int) -> FloatArray:
-        """``seat``'s array form now."""
-        return array_in(self.started(), seat)
 
     def play(self, index: int) -> Played:
         """Apply the action ``index`` for the seat to act; ``ValueError`` if it is not legal
