@@ -119,9 +119,9 @@ def test_the_leaderboard_reads_the_low_end_of_the_interval() -> None:
     assert MODEL.conservative(r) == pytest.approx(0.0)  # openskill's 25 - 3 * 25/3
     assert MODEL.interval(Rating(30.0, 2.0)) == (24.0, 36.0)
     assert RatingModel(k=1).conservative(Rating(30.0, 2.0)) == 28.0
-    # tau = 0: no drift added, so sigma shrinks more than with openskill's default.
-    still = RatingModel(tau=0).rate([r, r], [1, 2])[0]
-    assert still.sigma < MODEL.rate([r, r], [1, 2])[0].sigma
+    # No drift by default: sigma shrinks more than with openskill's own tau.
+    drifting = RatingModel(tau=25 / 300).rate([r, r], [1, 2])[0]
+    assert MODEL.rate([r, r], [1, 2])[0].sigma < drifting.sigma
 
 
 def test_who_places_where_in_a_two_player_match() -> None:

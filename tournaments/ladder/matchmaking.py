@@ -72,7 +72,10 @@ class Pairing:
 
 
 MAX_PER_BOT = 4  # jobs one bot may be in at once (the season's default)
-SHARPNESS = 2.0  # 0: opponents drawn uniformly; higher: ever closer matches
+# 0: opponents drawn uniformly; higher: ever closer matches. 1 placed six bots a little sooner
+# than 2 and clearly sooner than 4, where the matches pile up on the closest pair
+# (benchmarks/bench_ladder_convergence.py).
+SHARPNESS = 1.0
 DEFAULT_MODEL = RatingModel()
 
 
