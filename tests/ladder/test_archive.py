@@ -60,16 +60,22 @@ def test_kind_is_judged_by_content_not_name(tmp_path: Path) -> None:
         ("a/../../x", "'..'"),
         ("/etc/passwd", "absolute path"),
         ("a\\..\\x", "backslash"),
-        ("a\0b", "NUL"),
     ],
 )
 @pytest.mark.parametrize("pack", ["zip", "tar"])
 def test_names_that_could_escape_are_refused(
     name: str, why: str, pack: str, tmp_path: Path
 ) -> None:
+    check_refused_name(name, why, pack, tmp_path)
+
+
+def test_a_nul_in_a_zip_name_is_refused(tmp_path: Path) -> None:
+    # A tar name ends at its first NUL: only a zip can carry one.
+    check_refused_name("a\0b", "NUL", "zip", tmp_path)
+
+
+def check_refused_name(name: str, why: str, pack: str, tmp_path: Path) -> None:
     members = [("ok.txt", b"fine"), (name, b"evil")]
-    if pack == "tar" and "\0" in name:
-        pytest.skip("a tar name ends at its first NUL")
     data = zip_bytes(members) if pack == "zip" else tar_bytes(members)
     message = refused(data, tmp_path)
     assert why in message

@@ -17,6 +17,7 @@ from pathlib import Path
 
 from tests.support.live_tournament import Tournament, spec
 from tournaments.journal.records import FaultRow, MatchRecord
+from tournaments.ladder.board import results_of
 from tournaments.ladder.inbox import day_start
 from tournaments.ladder.service import PLAY, SUBMISSIONS
 from tournaments.ladder.store import ACCEPTED, FAILED, StoredRating, open_season
@@ -88,11 +89,15 @@ class WebSeason:
                 t.journal.commit_match = commit  # type: ignore[method-assign]
         else:
             t.finish(key)
+        record = next(r for r in t.journal.records() if r.key == key)
+        counts = results_of([record])
+        results = {b: (counts.wins[b], counts.draws[b], counts.losses[b]) for b in record.seats}
+        faults = {b: dict(kinds) for b, kinds in counts.faults.items()}
         store = open_season(self.directory)
         try:
             n = len(store.rated())
             rated = [StoredRating(bot, 25.0 + n, 8.0 - n, n + 1) for bot in SEATS[key]]
-            store.record_ratings(key, rated)
+            store.record_ratings(key, rated, results, faults)
         finally:
             store.close()
 

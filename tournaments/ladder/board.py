@@ -89,14 +89,12 @@ def results_of(records: Iterable[MatchRecord]) -> Results:
     return results
 
 
-def leaderboard(
-    season: Season, store: SeasonStore, records: Sequence[MatchRecord] | None = None
-) -> list[BotRow]:
-    """The pool's rows, best first (ties: more matches, then the name). The counts are the
-    store's, kept as matches are rated; ``records`` (the journal's) recounts them instead."""
+def leaderboard(season: Season, store: SeasonStore) -> list[BotRow]:
+    """The pool's rows, best first (ties: more matches, then the name), from the counts the
+    store keeps as matches are rated: the same cost at any size of the journal."""
     k = float(season.ladder.rating.get("k", DEFAULT_K))
     ratings = store.ratings()
-    results = results_of(records) if records is not None else stored_results(store)
+    results = stored_results(store)
     remote = set(season.remote)
     pool: list[tuple[str, str, str]] = [(h, h, "house") for h in season.house]
     for version in store.active():

@@ -18,16 +18,11 @@ import os
 from pathlib import Path
 
 from referee.bots.limits import size_text
-from tournaments.ladder.archive import ArchiveCaps
 from tournaments.ladder.errors import LadderError
 from tournaments.ladder.season import Season
 from tournaments.ladder.service import PLAY, SUBMISSIONS, archive_path
 from tournaments.ladder.store import SeasonStore, Version
 from tournaments.tokens import TokenStore, token_hash
-
-
-def caps_of(season: Season) -> ArchiveCaps:
-    return ArchiveCaps(**season.ladder.archive)
 
 
 def authenticate(directory: Path, entrant: str, token: str) -> None:
@@ -48,7 +43,7 @@ def day_start(now: _dt.datetime | None = None) -> str:
 def submit(season: Season, store: SeasonStore, entrant: str, token: str, data: bytes) -> Version:
     """Queue ``data`` as ``entrant``'s next version; a refusal is one :class:`LadderError`."""
     authenticate(season.directory, entrant, token)
-    caps = caps_of(season)
+    caps = season.caps
     if len(data) > caps.upload_bytes:
         raise LadderError(
             f"the archive is {size_text(len(data))}, over the season's cap of "

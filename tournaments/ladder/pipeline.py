@@ -141,7 +141,7 @@ def process_version(data: bytes, directory: Path, season: Season, log: Path) -> 
         data,
         directory,
         season.config,
-        ArchiveCaps(**season.ladder.archive),
+        season.caps,
         limits_of(season),
         log,
         opponent,

@@ -32,6 +32,7 @@ from typing import Any
 
 from tournaments.file.config import TournamentConfig, parse_text
 from tournaments.file.toml_lines import Reader
+from tournaments.ladder.archive import ArchiveCaps
 from tournaments.ladder.errors import LadderError
 
 SEASON_TOML = "season.toml"
@@ -80,6 +81,11 @@ class Season:
     def remote(self) -> list[str]:
         """The remote entrants (the file's ``remote = true`` bots)."""
         return [b.name for b in self.config.bots if b.remote]
+
+    @property
+    def caps(self) -> ArchiveCaps:
+        """The ``[ladder.archive]`` caps of an upload."""
+        return ArchiveCaps(**self.ladder.archive)
 
     @property
     def validation(self) -> str:

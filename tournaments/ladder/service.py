@@ -44,7 +44,6 @@ from tournaments.file.bots import BotEntry
 from tournaments.journal.records import MatchRecord
 from tournaments.journal.store import Journal, open_journal
 from tournaments.ladder import pipeline, ratings_book
-from tournaments.ladder.archive import ArchiveCaps
 from tournaments.ladder.build import BuildLimits, image_environment
 from tournaments.ladder.errors import SubmissionError
 from tournaments.ladder.matchmaking import choose
@@ -326,7 +325,7 @@ class LadderService:
                     archive_path(self.directory, version).read_bytes(),
                     version_dir(self.directory, version),
                     self.season.config,
-                    ArchiveCaps(**self.season.ladder.archive),
+                    self.season.caps,
                     build_limits(self.season),
                     log_path(self.directory, version),
                     self._house(self.season.validation).spec(),

@@ -248,7 +248,7 @@ def bot_view(season: Season, read: Reading, name: str) -> web_pages.BotPage | No
         bots = [v.name for v in versions]
     else:
         return None
-    rows = board.leaderboard(season, read.store, read.records)
+    rows = board.leaderboard(season, read.store)
     row = next((r for r in rows if r.entrant == name), None)
     mine = set(bots)
     played = read.of(mine)
@@ -326,7 +326,7 @@ class _Pages:
         self.season = season
         self.directory = season.directory
         self.upload_timeout = upload_timeout
-        self.caps = inbox.caps_of(season)
+        self.caps = season.caps
 
     def _page(self, body: str, status: int = 200, private: bool = False) -> HTMLResponse:
         headers = {"content-security-policy": web_pages.policy()}
@@ -347,7 +347,7 @@ class _Pages:
 
     def leaderboard(self, request: Request) -> Response:
         with self._reading() as read:
-            rows = board.leaderboard(self.season, read.store, read.records)
+            rows = board.leaderboard(self.season, read.store)
             frozen = read.store.meta("frozen")
         if request.url.path.startswith("/api/"):
             return Response(board.board_json(rows), media_type="application/json")
