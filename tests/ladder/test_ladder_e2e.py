@@ -24,7 +24,7 @@ import pytest
 from click.testing import CliRunner, Result
 
 from ginref.cli import main
-from tests.ladder.archives import manifest, sample_archive, zip_bytes
+from tests.ladder.archives import manifest, sample_archive, zeros_zip, zip_bytes
 from tests.support.referee_helpers import ROOT
 from tournaments.journal.store import open_journal
 from tournaments.ladder.service import PLAY
@@ -106,7 +106,7 @@ def submit(directory: Path, name: str, key: str, data: bytes, tmp: Path) -> Resu
 
 
 def test_a_season_from_submissions_to_final(season: Path, tmp_path: Path) -> None:
-    tokens = {name: token(season, name) for name in ("alice", "bob", "carol", "dave")}
+    tokens = {name: token(season, name) for name in ("alice", "bob", "carol", "dave", "eve")}
     archives = {"alice": "python", "bob": "javascript", "carol": "go"}
     for name, language in archives.items():
         result = submit(season, name, tokens[name], sample_archive(language), tmp_path)
@@ -116,6 +116,10 @@ def test_a_season_from_submissions_to_final(season: Path, tmp_path: Path) -> Non
         "bot.cc": BROKEN_CPP,
     }
     assert submit(season, "dave", tokens["dave"], zip_bytes(broken), tmp_path).exit_code == 0
+    # A zip bomb: 1 GiB of zeros in about a megabyte, under the upload cap.
+    bomb = zeros_zip("ginref-bot.toml", 1 << 30)
+    assert len(bomb) < 3_000_000
+    assert submit(season, "eve", tokens["eve"], bomb, tmp_path).exit_code == 0
 
     # Refusals, each one line, none queued.
     path = tmp_path / "x.zip"
@@ -133,13 +137,13 @@ def test_a_season_from_submissions_to_final(season: Path, tmp_path: Path) -> Non
     assert "over the season's cap" in refused(
         "ladder", "submit", str(season), str(path), "--entrant", "alice", "--token", tokens["alice"]
     )
-    assert set(statuses(season)) == {"alice@1", "bob@1", "carol@1", "dave@1"}
+    assert set(statuses(season)) == {"alice@1", "bob@1", "carol@1", "dave@1", "eve@1"}
 
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     command = [sys.executable, "-m", "ginref", "ladder", "run", str(season), "-j", "2"]
     service = subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
     try:
-        wait_for("the first four versions", lambda: all(
+        wait_for("the first five versions", lambda: all(
             s[0] in ("accepted", "failed") for s in statuses(season).values()
         ), service)  # fmt: skip
         assert statuses(season) == {
@@ -147,7 +151,9 @@ def test_a_season_from_submissions_to_final(season: Path, tmp_path: Path) -> Non
             "bob@1": ("accepted", None),
             "carol@1": ("accepted", None),
             "dave@1": ("failed", "build"),
+            "eve@1": ("failed", "unpack"),
         }
+        assert not (season / "versions" / "eve" / "1" / "bot").exists()
         crasher = {"ginref-bot.toml": manifest("python", "{python} bot.py"), "bot.py": CRASHER}
         assert submit(season, "dave", tokens["dave"], zip_bytes(crasher), tmp_path).exit_code == 0
         wait_for("dave@2", lambda: statuses(season)["dave@2"][0] == "failed", service)
