@@ -162,7 +162,8 @@ def run_command(directory: str, given: Given) -> None:
             raise _fail(exc) from None
         click.echo(f"Web app of {season.name}: {web.url}")
     lanes = given[CONCURRENCY] or season.config.concurrency or 2
-    click.echo(f"Ladder {season.name}: playing {lanes} jobs at once (Ctrl-C to stop)")
+    jobs = "1 job" if lanes == 1 else f"{lanes} jobs"
+    click.echo(f"Ladder {season.name}: playing {jobs} at once (Ctrl-C to stop)")
     try:
         tally = run_service(season, lanes=lanes, workers=given[WORKERS], say=click.echo)
     except GinRefError as exc:
@@ -171,9 +172,13 @@ def run_command(directory: str, given: Given) -> None:
         if web is not None:
             web.stop()
     click.echo(
-        f"Stopped: {tally.played} matches played, {len(tally.accepted)} versions accepted, "
-        f"{len(tally.failed)} failed this run."
+        f"Stopped: {_count(tally.played, 'match', 'matches')} played, "
+        f"{_count(len(tally.accepted), 'version')} accepted, {len(tally.failed)} failed this run."
     )
+
+
+def _count(n: int, one: str, many: str | None = None) -> str:
+    return f"{n} {one if n == 1 else many or one + 's'}"
 
 
 def _rows(season: Season) -> list[board.BotRow]:

@@ -166,7 +166,7 @@ def test_killed_with_sigkill_the_service_resumes_where_it_was(tmp_path: Path) ->
     records, _ = check_consistent(directory)
     assert waiting <= {r.key for r in records}
     if waiting:
-        assert b"have no result: they are played first" in out
+        assert b"no result: they are played first" in out
 
 
 @pytest.mark.parametrize("workers", [0, 1])

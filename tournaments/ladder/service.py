@@ -290,7 +290,8 @@ class LadderService:
         self._waiting = self._unfinished()
         if self._waiting:
             left = sum(len(j.matches) for j in self._waiting)
-            self.say(f"Ladder: {left} scheduled matches have no result: they are played first")
+            what = "1 scheduled match has" if left == 1 else f"{left} scheduled matches have"
+            self.say(f"Ladder: {what} no result: they are played first")
         while not self._stopping.is_set():
             self._changed.clear()
             if self._failure is not None:
