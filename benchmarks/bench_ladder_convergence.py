@@ -3,7 +3,7 @@
 Six bots of known order: ``random`` (the random sample bot), ``greedy-e60``, ``greedy-e30`` and
 ``greedy-e10`` (the greedy sample bot, which plays a uniformly random legal action instead with
 probability 0.6, 0.3, 0.1), ``greedy`` (the greedy sample bot) and ``reference`` (the
-look-ahead player of ``ginref_rl.reference_bot``, without its clock).
+look-ahead player of ``ginref_rl.reference_bot``, every candidate discard weighed: no clock).
 
 1. **The truth.** A large round robin: every pairing plays ``--deals`` duplicate pairs (deals
    1, 2, ...; each deal twice, seats swapped), standard profile (to 100 points), the match
@@ -13,13 +13,14 @@ look-ahead player of ``ginref_rl.reference_bot``, without its clock).
    random (with replacement), so the truth is exactly the expectation of what the runs see.
 2. **The runs**, on the same budget of matches (``--budget``), each over ``--seeds`` seeds:
 
-   - ``ladder``: the bots arrive in a random order, two at the start and the others spread
-     one every ``--arrive-every`` matches (default 50); ``--slots`` jobs are in play at once
+   - ``ladder``: the bots arrive in a random order, two at the start and the others one
+     every ``--arrive-every`` matches (default 50); ``--slots`` jobs are in play at once
      (a job is a duplicate pair), and whenever one finishes its two matches are rated
      (``tournaments.ladder.rating``, openskill's Plackett–Luce) and the next job is chosen by
      ``tournaments.ladder.matchmaking.choose`` from the ratings of that moment; the leaderboard
-     ranks by the conservative rating ``mu - 3 sigma``. A bot is ``new`` for its first 10
-     matches.
+     ranks by the conservative rating ``mu - k sigma``. A bot is ``new`` for its first 10
+     matches. The ratings' and the matchmaker's settings are the season's defaults unless
+     given (``--model``, ``--tau``, ``--k``, ``--sharpness``), so that others can be compared.
    - ``ladder, all at start``: the same with every bot there from the first match.
    - ``round robin, points``: every pairing in turn (each cycle in a new random order), ranked
      by points (a tie is not an order).
@@ -28,16 +29,20 @@ look-ahead player of ``ginref_rl.reference_bot``, without its clock).
    For each: the number of matches after which the leaderboard's order is the true one and
    stays so to the end of the budget (medians and quartiles over the seeds; ``>B`` if it was
    not right at the end), and Kendall's tau (tau-b) between the leaderboard and the truth at
-   fixed budgets (a bot not yet arrived is ranked last, tied with the others not there).
+   fixed budgets (a bot not yet arrived is ranked last, tied with the others not there); and
+   the share of the matches played between neighbours in the true order, the pairings that
+   decide it.
 
 The matches are played in this process on the engine (``referee.engine.match.Match``), the
-sample bots' own decision functions answering the requests the referee would send (no bot
-processes, no sockets, no clock): what is measured is the rating and the matchmaking, not the
-referee. The pool is played over ``-j`` worker processes and can be kept in a file (``--pool``)
-so that a second run only simulates.
+bots' own decision functions (``sample_bots``, ``ginref_rl.reference_bot``) answering the
+requests the referee would send (``bench_pairing.play``; no bot processes, no sockets, no
+clock): what is measured is the rating and the matchmaking, not the referee. The pool is
+played over ``-j`` worker processes (about 2.5 minutes on two idle cores, 5.5 at a load of 4)
+and can be kept in a file (``--pool``) so that a second run only simulates (half a minute).
+Figures: docs/ladder.md, "How soon the leaderboard is right".
 
 Run: ``.venv/bin/python benchmarks/bench_ladder_convergence.py [--seeds N] [--budget B]
-[--deals D] [--slots S] [--max-per-bot M] [-j J] [--pool FILE]``.
+[--deals D] [--slots S] [--max-per-bot M] [--arrive-every N] [-j J] [--pool FILE]``.
 """
 
 from __future__ import annotations
@@ -62,62 +67,40 @@ from scipy.stats import kendalltau
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from ginref_rl import lookahead  # noqa: E402
-from referee.convert import action_from_pb  # noqa: E402
-from referee.engine.actions import Action  # noqa: E402
-from referee.engine.cards import parse_cards  # noqa: E402
-from referee.engine.match import Match  # noqa: E402
-from referee.engine.observation import observe  # noqa: E402
+from bench_pairing import Policy, play  # noqa: E402
+
+from ginref_rl import reference_bot  # noqa: E402
 from referee.engine.rules import Rules  # noqa: E402
-from sample_bots import greedy_bot  # noqa: E402
-from tests.support.group_play import request_for  # noqa: E402
+from referee.wire import ginrummy_pb2 as pb  # noqa: E402
+from sample_bots import greedy_bot, random_bot  # noqa: E402
 from tournaments.ladder.matchmaking import SHARPNESS, Candidate, choose  # noqa: E402
 from tournaments.ladder.rating import Rating, RatingModel  # noqa: E402
 
 # Weakest first: the true order, if the round robin agrees (it is checked, not assumed).
 BOTS = ("random", "greedy-e60", "greedy-e30", "greedy-e10", "greedy", "reference")
-EPSILON = {"random": 1.0, "greedy-e60": 0.6, "greedy-e30": 0.3, "greedy-e10": 0.1, "greedy": 0.0}
+EPSILON = {"greedy-e60": 0.6, "greedy-e30": 0.3, "greedy-e10": 0.1}
 NEW_MATCHES = 10  # a bot is "new" to the matchmaker for its first matches
-Policy = Callable[[Match, int], Action]
 Pair = tuple[float, float]  # the lower-indexed bot's score in seat 0, then in seat 1
 
 
-def greedy(match: Match, seat: int) -> Action:
-    """The greedy sample bot's answer to the request the referee would send."""
-    request = request_for(match, seat)  # type: ignore[arg-type]
-    hand = parse_cards(" ".join(request.observation.hand))
-    return action_from_pb(greedy_bot.decide(request), hand)
-
-
-def reference(match: Match, seat: int) -> Action:
-    """The reference bot's look-ahead, weighing every candidate discard (no deadline)."""
-    return lookahead.choose(lookahead.view_of(observe(match, seat)))
-
-
 def policy(bot: str, seed: int) -> Policy:
-    """``bot``'s policy for one match; its random moves seeded by ``seed``."""
+    """``bot``'s decision function for one match, its random moves seeded by ``seed``."""
+    if bot == "random":
+        return random_bot.make_decide(seed)
+    if bot == "greedy":
+        return greedy_bot.decide
     if bot == "reference":
-        return reference
+        # A clock that never moves: every candidate discard is weighed, whatever the load.
+        return reference_bot.make_decide(clock=lambda: 0.0)
     eps, rng = EPSILON[bot], random.Random(seed)
 
-    def play(match: Match, seat: int) -> Action:
-        if eps and rng.random() < eps:
-            return rng.choice(match.legal_actions())
-        return greedy(match, seat)
+    def decide(request: pb.DecisionRequest) -> pb.Action:
+        if rng.random() < eps:
+            choice: pb.Action = rng.choice(request.legal_actions)
+            return choice
+        return greedy_bot.decide(request)
 
-    return play
-
-
-def play(rules: Rules, seed: int, seat0: Policy, seat1: Policy) -> float:
-    """Seat 0's score in the match on ``seed``: 1 a win, ½ no winner, 0 a loss."""
-    match = Match(rules, seed)
-    policies = (seat0, seat1)
-    while match.result is None:
-        seat = match.to_act
-        assert seat is not None
-        match.apply(policies[seat](match, seat))
-    winner = match.result.winner
-    return 0.5 if winner is None else float(winner == 0)
+    return decide
 
 
 def duplicate_pairs(task: tuple[int, int, Sequence[int]]) -> list[Pair]:
@@ -381,7 +364,8 @@ def main(argv: Sequence[str] | None = None) -> None:
     print("order, best first: " + " > ".join(BOTS[b] for b in order))
     print(truth_table(pool, order) + "\n")
 
-    fixed = [b for b in (args.budget // 8, args.budget // 4, args.budget // 2, args.budget) if b]
+    # Early budgets: by the end every method has the order nearly right, the question is when.
+    fixed = sorted({max(2, args.budget * n // 24) for n in (1, 2, 4, 12)})
     traces: dict[str, list[Trace]] = {
         "ladder": [],
         "ladder, all at start": [],
