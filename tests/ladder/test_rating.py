@@ -145,12 +145,16 @@ def test_matches_that_say_nothing_are_not_rated() -> None:
     assert places_of(record(("a", "b"), None, (0, 0), forfeit=both)) is None
     gone = Forfeit(1, WITHDRAWN, "", "withdrawn")
     assert places_of(record(("a", "b"), 0, (0, 0), forfeit=gone, hands=0)) is None
-    crashed_at_once = Forfeit(1, "crashed", "R11.5", "exit 1")
-    assert places_of(record(("a", "b"), 0, (0, 0), forfeit=crashed_at_once, hands=0)) is None
     played = record(("a", "b"), 0, (120, 40))
     assert places_of(played, struck=frozenset({"b"})) is None
     assert places_of(played, struck=frozenset({"z"})) == [1.0, 2.0]
     assert places_of(record(("a", "a"), 0, (120, 40))) is None
+
+
+def test_a_bot_that_leaves_before_the_first_deal_loses() -> None:
+    # It knew its opponent from the match's start: leaving must not keep its rating safe.
+    crashed_at_once = Forfeit(1, "crashed", "R11.5", "exit 1")
+    assert places_of(record(("a", "b"), 0, (0, 0), forfeit=crashed_at_once, hands=0)) == [1.0, 2.0]
 
 
 def test_partnerships_are_placed_by_team() -> None:

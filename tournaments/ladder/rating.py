@@ -20,10 +20,12 @@ Which matches are rated (:func:`places_of`):
 - a bot that forfeits (it faulted out, crashed, ran out of time) is behind every bot that did
   not: the referee's placings already say so (R11.5), so its forfeit is its loss; a fault that
   did not end the match was already punished by the match's own fault policy;
-- not rated: a match in which no hand was dealt (nothing was seen of either bot: a withdrawn
-  bot's forfeit, a bot that never connected), one in which every side forfeited (a loss for
-  each, but not a result between them), one whose results are struck (a disqualified bot's),
-  and a bot against itself.
+- a forfeit before the first deal is rated too: a bot learns its opponent when the match starts,
+  and one that then left (or never came) would otherwise keep its rating out of reach of every
+  opponent it fears;
+- not rated: a withdrawn bot's forfeit (the organiser's decision, no game was played), a match
+  in which every side forfeited (a loss for each, but not a result between them), one whose
+  results are struck (a disqualified bot's), and a bot against itself.
 """
 
 from __future__ import annotations
@@ -193,8 +195,10 @@ def places_of(record: MatchRecord, *, struck: AbstractSet[str] = frozenset()) ->
     """Each side's place in ``record`` (a seat's, or with partnerships a team's: team 0 being
     seats 0 and 2), 1 the best and shared when equal; None if the match is not rated (the
     module docstring says which are not). ``struck``: the bots whose results are struck."""
-    if record.hands_played == 0 or is_withdrawal(record) or not struck.isdisjoint(record.seats):
+    if is_withdrawal(record) or not struck.isdisjoint(record.seats):
         return None
+    if record.hands_played == 0 and record.forfeit is None:
+        return None  # nothing was played and nobody is to blame
     sides = 2 if record.sides else record.players
     bots: list[set[str]] = [set() for _ in range(sides)]
     for seat, bot in enumerate(record.seats):
