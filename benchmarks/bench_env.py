@@ -63,7 +63,7 @@ def ginref_steps(profile: str, seed: int, form: str = "array", players: int = 2)
             if terminated or truncated:
                 env.reset()
                 continue
-            legal = np.flatnonzero(observation["action_mask"])
+            legal = observation["action_mask"].nonzero()[0]
             env.step(int(legal[rng.randrange(len(legal))]))
             done += 1
 

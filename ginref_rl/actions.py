@@ -116,12 +116,10 @@ def _suit_bytes(mask: int) -> bytes:
 
 # A legal mask is written as bytes (one per index) and handed to numpy once.
 _SUIT_BYTES = [_suit_bytes(m) for m in range(1 << 13)]
+_NO_KNOCK = bytes(52)
+_NO_BIG_GIN = bytes(NUM_ACTIONS - DRAW_STOCK)
+_BIG_GIN = bytes(BIG_GIN - DRAW_STOCK) + b"\1" + bytes(NUM_ACTIONS - BIG_GIN - 1)
 _OTHER_MASKS: dict[tuple[type, ...], bytes] = {}
-
-
-def _of_cards(mask: int) -> tuple[bytes, bytes, bytes, bytes]:
-    t = _SUIT_BYTES
-    return t[mask & 0x1FFF], t[mask >> 13 & 0x1FFF], t[mask >> 26 & 0x1FFF], t[mask >> 39 & 0x1FFF]
 
 
 def legal_mask(game: Game) -> bytes:
@@ -132,13 +130,17 @@ def legal_mask(game: Game) -> bytes:
     the other phases have a handful of actions and a handful of masks.
     """
     if game.phase is Phase.DISCARD:
-        discards, knocks, big_gin = discard_phase_choices(game.rules, game.hand)  # type: ignore[arg-type]
+        d, k, big_gin = discard_phase_choices(game.rules, game.hand)  # type: ignore[arg-type]
+        t = _SUIT_BYTES
         return b"".join(
             (
-                *_of_cards(discards),
-                *_of_cards(knocks),
-                b"\0\0\0\0\1" if big_gin else b"\0\0\0\0\0",
-                bytes(NUM_ACTIONS - BIG_GIN - 1),
+                t[d & 0x1FFF],
+                t[d >> 13 & 0x1FFF],
+                t[d >> 26 & 0x1FFF],
+                t[d >> 39 & 0x1FFF],
+                _NO_KNOCK if not k else t[k & 0x1FFF],
+                b"" if not k else t[k >> 13 & 0x1FFF] + t[k >> 26 & 0x1FFF] + t[k >> 39 & 0x1FFF],
+                _BIG_GIN if big_gin else _NO_BIG_GIN,
             )
         )
     legal = game.legal_actions()

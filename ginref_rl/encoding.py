@@ -315,10 +315,12 @@ def _one_hot(i: int, n: int) -> bytes:
 
 
 _ONE_HOT = [_one_hot(c, 52) for c in range(52)]
-_PHASE_HOT = {p: _one_hot(i, len(PHASES)) for p, i in PHASE_INDEX.items()}
+# By the phase's value: an Enum member's own hash is a Python call.
+_PHASE_HOT = {p._value_: _one_hot(i, len(PHASES)) for p, i in PHASE_INDEX.items()}
 _PILE_VALUE = [(p + 1) / 52.0 for p in range(52)]
 _SCALARS = struct.Struct("<6f")
 _FLOAT = struct.Struct("<f")
+_FLOAT32 = np.dtype(np.float32)  # an instance: frombuffer parses a type each call
 _SEAT = struct.Struct("<3f")
 
 
@@ -367,13 +369,17 @@ def encode_bytes(r: Reading) -> bytes:
     """The array form of a reading as float32 bytes (the layout is in the module docstring)."""
     pile = r.pile
     target = r.target
+    hand, known = r.hand, r.known
     parts = [
-        _cards(r.hand),
-        _cards(r.known),
+        _SUIT[hand & 0x1FFF],
+        _SUIT[hand >> 13 & 0x1FFF],
+        _SUIT[hand >> 26 & 0x1FFF],
+        _SUIT[hand >> 39 & 0x1FFF],
+        _cards(known) if known else _NO_CARDS,
         _pile(pile),
         _ONE_HOT[pile[-1]] if pile else _NO_CARDS,
         _NO_CARDS if r.taken is None else _ONE_HOT[r.taken],
-        _PHASE_HOT[r.phase],
+        _PHASE_HOT[r.phase._value_],
         _SCALARS.pack(
             r.stock_size / FULL_STOCK,
             r.knock_limit / 10.0,
@@ -390,7 +396,7 @@ def encode_bytes(r: Reading) -> bytes:
 
 def array_in(game: Game, seat: int) -> FloatArray:
     """``seat``'s array form in ``game``: ``encode_array(seen_of(observe_seat(game, seat)))``."""
-    return np.frombuffer(bytearray(encode_bytes(read(game, seat))), np.float32)
+    return np.frombuffer(bytearray(encode_bytes(read(game, seat))), _FLOAT32)
 
 
 def encode_array(seen: Seen) -> FloatArray:
@@ -411,7 +417,7 @@ def encode_array(seen: Seen) -> FloatArray:
             seen.seats,
         )
     )
-    return np.frombuffer(bytearray(code), np.float32)
+    return np.frombuffer(bytearray(code), _FLOAT32)
 
 
 def encode_dict(seen: Seen) -> dict[str, Any]:

@@ -73,6 +73,7 @@ from referee.engine.rules import Rules
 ObservationForm = Literal["array", "dict"]
 FORMS: tuple[str, ...] = ("array", "dict")
 _NO_ACTIONS = bytes(NUM_ACTIONS)
+_INT8 = np.dtype(np.int8)
 
 
 def agent_names(players: int) -> tuple[str, ...]:
@@ -194,14 +195,14 @@ class GinRummyEnv(AECEnv):  # type: ignore[misc]
         episode = self.episode
         game = episode.game or episode.started()
         seat = self._seat_of[agent]
-        mask = episode.mask() if game.to_act == seat else _NO_ACTIONS
+        mask = (episode._mask or episode.mask()) if game.to_act == seat else _NO_ACTIONS
         form: Any
         if self.observation_form == "array":
             form = array_in(game, seat)
         else:
             legal = tuple(i for i, on in enumerate(mask) if on)
             form = encode_dict(seen_in(game, seat, legal))
-        return {"observation": form, "action_mask": np.frombuffer(bytearray(mask), np.int8)}
+        return {"observation": form, "action_mask": np.frombuffer(bytearray(mask), _INT8)}
 
     def legal_actions(self) -> dict[int, Action]:
         """The engine action of each legal index of the agent to act."""
@@ -266,7 +267,7 @@ class GinRummyEnv(AECEnv):  # type: ignore[misc]
         return self.episode.started()
 
     def _agent_to_act(self) -> str:
-        seat = self.episode.started().to_act
+        seat = (self.episode.game or self.episode.started()).to_act
         assert seat is not None  # a match that has not ended always waits for a seat
         return self._names[seat]
 

@@ -119,8 +119,9 @@ class Episode:
     def play(self, index: int) -> Played:
         """Apply the action ``index`` for the seat to act; ``ValueError`` if it is not legal
         (nothing changes then)."""
-        game = self.started()
-        if not (0 <= index < NUM_ACTIONS and self.mask()[index]):
+        game = self.game or self.started()
+        mask = self._mask or self.mask()
+        if not (0 <= index < NUM_ACTIONS and mask[index]):
             what = action_name(index) if 0 <= index < NUM_ACTIONS else "not an action"
             raise ValueError(f"action {index} ({what}) is not legal now")
         hands = len(game.hand_results)
