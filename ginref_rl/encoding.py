@@ -130,31 +130,21 @@ class Seen:
 def seen_of(obs: Observation) -> Seen:
     """The :class:`Seen` of an engine observation (any number of players)."""
     seat = obs.seat
-    legal = tuple(index_of(a) for a in obs.legal_actions)
+    seats: tuple[tuple[int, bool, bool], ...] = ()
     if obs.players == 2:
-        return Seen(
-            phase=obs.phase,
-            hand=obs.hand,
-            opponent_known=obs.opponent_known,
-            discard_pile=obs.discard_pile,
-            stock_size=obs.stock_size,
-            knock_limit=obs.knock_limit,
-            taken=obs.taken,
-            must_knock=obs.must_knock,
-            dealer=obs.dealer == seat,
-            scores=(obs.scores[seat], obs.scores[1 - seat]),
-            target=obs.rules.target,
-            legal=legal,
+        dealer = obs.dealer == seat
+        scores = (obs.scores[seat], obs.scores[1 - seat])
+    else:
+        me, players = obs.player, obs.players
+        totals = obs.team_scores or obs.player_scores
+        teams = bool(obs.team_scores)
+        opponent = None if seat == -1 else obs.hand_seats[1 - seat]  # -1: sitting out
+        seats = tuple(
+            (totals[s % 2 if teams else s][0], s == opponent, s == obs.sitting_out)
+            for s in ((me + k) % players for k in range(players))
         )
-    me, players = obs.player, obs.players
-    totals = obs.team_scores or obs.player_scores
-    teams = bool(obs.team_scores)
-    sits_out = seat == -1
-    opponent = None if sits_out else obs.hand_seats[1 - seat]
-    seats = tuple(
-        (totals[s % 2 if teams else s][0], s == opponent, s == obs.sitting_out)
-        for s in ((me + k) % players for k in range(players))
-    )
+        dealer = opponent is not None and obs.dealer == seat
+        scores = (seats[0][0], 0 if opponent is None else obs.scores[1 - seat])
     return Seen(
         phase=obs.phase,
         hand=obs.hand,
@@ -164,10 +154,10 @@ def seen_of(obs: Observation) -> Seen:
         knock_limit=obs.knock_limit,
         taken=obs.taken,
         must_knock=obs.must_knock,
-        dealer=not sits_out and obs.dealer == seat,
-        scores=(seats[0][0], 0 if opponent is None else obs.scores[1 - seat]),
+        dealer=dealer,
+        scores=scores,
         target=obs.rules.target,
-        legal=legal,
+        legal=tuple(index_of(a) for a in obs.legal_actions),
         seats=seats,
     )
 

@@ -19,6 +19,7 @@ from referee.engine.errors import RulesError
 from referee.engine.game import Game
 from referee.engine.observation import observe_seat
 from referee.engine.rules import PROFILES, Rules
+from tests.rl.test_environment import play_out
 
 EXPECTED_WARNINGS = {
     "Observation is not a NumPy array",
@@ -119,23 +120,6 @@ def test_the_seat_that_sits_out_gets_no_turn_and_sees_that_it_sits_out() -> None
             e.step(int(rng.choice(legal)))
         hands_seen += 1
     assert hands_seen == 6
-
-
-def play_out(e: GinRummyEnv, seed: int) -> dict[str, float]:
-    """A whole match, knocking whenever possible; each agent's total reward."""
-    rng = random.Random(seed)
-    e.reset(seed=seed)
-    total: Counter[str] = Counter()
-    for agent in e.agent_iter():
-        observation, reward, terminated, truncated, _ = e.last()
-        total[agent] += reward
-        if terminated or truncated:
-            e.step(None)
-            continue
-        legal = np.flatnonzero(observation["action_mask"])
-        knocks = [i for i in legal if A.KNOCK <= i < A.DRAW_STOCK]
-        e.step(int(knocks[0]) if knocks else int(rng.choice(legal)))
-    return dict(total)
 
 
 def test_partnership_rewards_are_the_teams_and_sum_to_the_score_difference() -> None:
