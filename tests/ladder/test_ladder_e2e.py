@@ -148,6 +148,10 @@ def test_a_season_from_submissions_to_final(season: Path, tmp_path: Path) -> Non
         wait_for("the first five versions", lambda: all(
             s[0] in ("accepted", "failed") for s in statuses(season).values()
         ), service)  # fmt: skip
+        # The sample greedy bots in Python, JavaScript and Go: their whole pipeline, in the service.
+        for name in archives:
+            log = (season / "submissions" / name / "1.log").read_text().splitlines()
+            assert log[0].startswith("unpack: ") and log[-1] == "accepted", log
         assert statuses(season) == {
             "alice@1": ("accepted", None),
             "bob@1": ("accepted", None),
