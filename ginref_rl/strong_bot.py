@@ -1,0 +1,104 @@
+"""The strong bot: the strong player (:mod:`ginref_rl.strong_player`) as a bot process.
+
+Run with ``python -m ginref_rl.strong_bot [--budget-ms MS]``. Its decisions take a few
+milliseconds; it stops weighing further discards at ``--budget-ms`` (default 100 ms) after the
+request arrived, and never later than a quarter of the request's ``move_time_ms``, so it never
+touches its bank. The choice of dealer and the defender's play are the greedy bot's (the
+referee's proposal: the least deadwood). Everything it reads is the DecisionRequest: its
+cards, the discard pile, the opponent's known cards, the hand's events (what the opponent took,
+passed and discarded), the phase and its legal actions. It keeps no state between requests and
+is deterministic, unless the deadline cuts its evaluation short.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from collections.abc import Callable, Iterator, Sequence
+
+from ginref_rl.actions import index_of
+from ginref_rl.opponent_model import history_of_events
+from ginref_rl.policy_bot import action_of_index, index_of_pb, phase_of_pb
+from ginref_rl.reference_bot import PLAYED, engine_action
+from ginref_rl.strong_player import StrongView, choose
+from referee.engine.cards import Card, mask_of, parse_card
+from sample_bots import greedy_bot
+from sample_bots.client import EXIT_CONFIG, Decide, pb, run_bot
+
+NAME = "strong-bot"
+VERSION = "1.0.0"
+# Whoever is to act, the opponent holds ten cards in a two-player hand (the eleventh card of
+# the eleven-card deal is discarded before the other seat first acts).
+OPPONENT_HAND = 10
+# Wire event kinds the opponent model reads, by their engine names.
+_KINDS = {
+    "take_upcard": "take_upcard",
+    "pass_offer": "pass",
+    "draw_stock": "draw_stock",
+    "draw_discard": "draw_discard",
+    "discard": "discard",
+    "knock": "knock",
+}
+
+
+def _card(text: str) -> Card | None:
+    return parse_card(text) if text else None
+
+
+def events_of_request(obs: pb.Observation) -> Iterator[tuple[int | None, str, Card | None]]:
+    """The hand's events as ``(seat, kind, card)``, the kinds the opponent model reads."""
+    for event in obs.events:
+        kind = event.WhichOneof("kind")
+        if kind not in _KINDS:
+            continue
+        card = getattr(event, kind).card if kind != "knock" and kind != "pass_offer" else ""
+        yield event.seat, _KINDS[kind], _card(card)
+
+
+def view_of_request(request: pb.DecisionRequest) -> StrongView:
+    """The strong player's view, from a DecisionRequest alone."""
+    obs = request.observation
+    return StrongView(
+        phase=phase_of_pb(obs.phase),
+        hand=mask_of(parse_card(c) for c in obs.hand),
+        discard_pile=tuple(parse_card(c) for c in obs.discard_pile),
+        opponent_known=mask_of(parse_card(c) for c in obs.opponent_known_cards),
+        opponent_hand_size=OPPONENT_HAND,
+        history=history_of_events(events_of_request(obs), 1 - obs.seat, _card(obs.upcard)),
+        stock_size=obs.stock_size,
+        legal=tuple(engine_action(index_of_pb(a)) for a in request.legal_actions),
+    )
+
+
+def make_decide(budget_ms: float = 100.0, clock: Callable[[], float] = time.monotonic) -> Decide:
+    """The strong bot's policy, done weighing discards ``budget_ms`` after each request."""
+
+    def decide(request: pb.DecisionRequest) -> pb.Action:
+        start = clock()
+        phase = phase_of_pb(request.observation.phase)
+        if len(request.legal_actions) == 1 or phase not in PLAYED:
+            return greedy_bot.decide(request)
+        budget = budget_ms
+        if request.move_time_ms > 0:
+            budget = min(budget, request.move_time_ms / 4)
+        view = view_of_request(request)
+        action = choose(view, deadline=start + budget / 1000, clock=clock)
+        return action_of_index(index_of(action), request)
+
+    return decide
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Play with the launch environment; return the exit code."""
+    parser = argparse.ArgumentParser(prog="python -m ginref_rl.strong_bot")
+    parser.add_argument("--budget-ms", type=float, default=100.0, help="time per decision")
+    args = parser.parse_args(argv)
+    if not args.budget_ms > 0:
+        print(f"{NAME}: --budget-ms must be positive, got {args.budget_ms}", file=sys.stderr)
+        return EXIT_CONFIG
+    return run_bot(make_decide(args.budget_ms), NAME, VERSION)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

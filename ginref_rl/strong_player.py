@@ -1,0 +1,193 @@
+"""The strong player: plays for gin, judges hands a draw ahead, and models the opponent's hand.
+
+It judges a hand as the reference player (:mod:`ginref_rl.lookahead`) does, by the deadwood it
+expects after its next draw, with these changes, each measured (docs/research.md, "A strong
+bot"):
+
+- **It plays for gin.** While the stock holds ``hold_stock`` cards or more, it does not knock
+  with deadwood (``1..hold_low``): it discards and plays on, and knocks only for gin. Against
+  an opponent that knocks as soon as it may, a hand with little deadwood wins more by waiting:
+  the gin bonus if it gets there, the undercut bonus when the opponent knocks first with as much
+  deadwood or more. Once the stock is low it knocks as soon as it may.
+- **The stock is not uniform.** The opponent model (:mod:`ginref_rl.opponent_model`) gives each
+  unseen card a chance of being in the opponent's hand, from what the opponent took, declined
+  and discarded; a card is as likely to come off the stock as it is *not* to be held.
+- **Safe discards.** Each discard costs its expected deadwood plus ``danger_weight`` times the
+  chance that the opponent can meld it (:func:`~ginref_rl.opponent_model.meld_danger`): feeding
+  the opponent a meld card brings its knock closer.
+- **Every discard is weighed**, not only the greedy player's best few: the exact 11-card
+  figure (:func:`referee.engine.melds.min_deadwood_after_discard`) is fast enough for all.
+
+Draws: it takes the top discard when the best deadwood after taking it is lower than the
+deadwood it expects from the stock. Knocks (when it knocks): with the discard that leaves the
+least deadwood, gin first.
+
+Everything is computed from the seat's own view (:class:`StrongView`). A decision is at most
+eleven candidates times 41 exact evaluations, a few milliseconds; a ``deadline`` stops weighing
+further discards, keeping the best found so far (the greedy player's, at worst).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from ginref_rl.opponent_model import History, history_of_events, holding_probabilities, meld_danger
+from referee.engine.actions import (
+    Action,
+    BigGin,
+    DeclareDead,
+    Discard,
+    DrawDiscard,
+    DrawStock,
+    Knock,
+    Pass,
+)
+from referee.engine.cards import CARD_VALUES, FULL_MASK, Card, mask_of
+from referee.engine.melds import deadwood_by_discard, min_deadwood, min_deadwood_after_discard
+from referee.engine.observation import Observation
+from referee.engine.outcomes import Phase
+
+
+@dataclass(frozen=True, slots=True)
+class Tuning:
+    """The player's weights; the defaults are the measured ones (docs/research.md)."""
+
+    danger_weight: float = 6.0  # deadwood points a sure meld card given away costs
+    weighted_stock: bool = True  # draw chances from the opponent model (else uniform)
+    hold_low: int = 10  # it plays on rather than knock with 1..hold_low deadwood (-1: never)
+    hold_stock: int = 2  # ... while the stock holds at least this many cards
+
+
+@dataclass(frozen=True, slots=True)
+class StrongView:
+    """What the player reads: its cards, what it has seen, the opponent's history, what is
+    legal."""
+
+    phase: Phase
+    hand: int  # the seat's cards, a 52-bit mask
+    discard_pile: tuple[Card, ...]  # bottom to top
+    opponent_known: int  # the opponent's cards taken from the pile and still held, a mask
+    opponent_hand_size: int
+    history: History
+    stock_size: int
+    legal: tuple[Action, ...]
+
+    @property
+    def unseen(self) -> list[Card]:
+        """Every card the seat has not seen anywhere."""
+        seen = self.hand | mask_of(self.discard_pile) | self.opponent_known
+        free = FULL_MASK & ~seen
+        return [c for c in range(52) if free >> c & 1]
+
+
+def strong_view_of(obs: Observation) -> StrongView:
+    """The view of an engine observation of the seat to act."""
+    return StrongView(
+        phase=obs.phase,
+        hand=mask_of(obs.hand),
+        discard_pile=obs.discard_pile,
+        opponent_known=mask_of(obs.opponent_known),
+        opponent_hand_size=obs.opponent_hand_size,
+        history=history_of_events(obs.events, 1 - obs.seat, obs.upcard),
+        stock_size=obs.stock_size,
+        legal=obs.legal_actions,
+    )
+
+
+class Beliefs:
+    """The opponent model's figures for one decision: each card's chance of being held by the
+    opponent (``held``) and of coming off the stock next (``draw``, unnormalised)."""
+
+    def __init__(self, view: StrongView, tuning: Tuning) -> None:
+        unseen = view.unseen
+        concealed = view.opponent_hand_size - view.opponent_known.bit_count()
+        held = holding_probabilities(unseen, concealed, view.history)
+        # Known cards are held for sure; every card absent from ``held`` is not held.
+        known = {c: 1.0 for c in range(52) if view.opponent_known >> c & 1}
+        self.held = {**held, **known}
+        self.draw = [(u, 1.0 - held[u] if tuning.weighted_stock else 1.0) for u in unseen]
+        self.total = sum(w for _, w in self.draw)
+
+    def expected_deadwood(self, hand: int) -> float:
+        """The expected least deadwood of ``hand`` plus one card off the stock, after its
+        best discard."""
+        if self.total <= 0:
+            return float(min_deadwood(hand))
+        return sum(w * min_deadwood_after_discard(hand | 1 << u) for u, w in self.draw) / self.total
+
+
+def _greedy_key(left: dict[Card, int]) -> Callable[[Card], tuple[int, int, int]]:
+    """The greedy bot's order of cards: least deadwood after it, then higher value, index."""
+    return lambda c: (left[c], -CARD_VALUES[c], -c)
+
+
+def _best_discard(
+    view: StrongView,
+    cards: Sequence[Card],
+    tuning: Tuning,
+    deadline: float | None,
+    clock: Callable[[], float],
+) -> Card:
+    """The card of ``cards`` whose discard costs least: expected deadwood plus danger; ties
+    and a passed deadline go to the greedy order."""
+    beliefs = Beliefs(view, tuning)
+    ranked = sorted(cards, key=_greedy_key(deadwood_by_discard(view.hand)))
+    best: tuple[float, int] | None = None
+    for order, card in enumerate(ranked):
+        if best is not None and deadline is not None and clock() >= deadline:
+            break
+        cost = beliefs.expected_deadwood(view.hand & ~(1 << card))
+        cost += tuning.danger_weight * meld_danger(card, beliefs.held)
+        if best is None or (cost, order) < best:
+            best = (cost, order)
+    assert best is not None
+    return ranked[best[1]]
+
+
+def _plays_on(knock_deadwood: int, view: StrongView, tuning: Tuning) -> bool:
+    """Whether to discard and play for gin rather than knock with ``knock_deadwood``."""
+    return 0 < knock_deadwood <= tuning.hold_low and view.stock_size >= tuning.hold_stock
+
+
+def choose(
+    view: StrongView,
+    tuning: Tuning = Tuning(),
+    deadline: float | None = None,
+    clock: Callable[[], float] = time.monotonic,
+) -> Action:
+    """The player's answer (an entry of ``view.legal``; see the module docstring)."""
+    legal = view.legal
+    if len(legal) == 1:
+        return legal[0]
+    hand = view.hand
+    kinds = {type(a) for a in legal}
+    if view.phase is Phase.DISCARD:
+        big = next((a for a in legal if isinstance(a, BigGin)), None)
+        if big is not None:
+            return big
+        left = deadwood_by_discard(hand)
+        knocks = [a for a in legal if isinstance(a, Knock)]
+        cards = [a.card for a in legal if isinstance(a, Discard)]
+        if knocks:
+            knock = min(knocks, key=lambda a: _greedy_key(left)(a.card))
+            # A knock that must follow a take (R4.3, R7.3) comes with no discard to play on.
+            if not cards or not _plays_on(left[knock.card], view, tuning):
+                return knock
+        return Discard(_best_discard(view, cards, tuning, deadline, clock))
+    if view.phase is Phase.WALL and DeclareDead not in kinds:
+        return DrawDiscard() if DrawDiscard in kinds else Pass()
+    if DrawDiscard in kinds and view.discard_pile:
+        top = view.discard_pile[-1]
+        after = deadwood_by_discard(hand | 1 << top)
+        taken = min(v for c, v in after.items() if c != top)
+        if view.phase is Phase.WALL:  # wall_rule = rlcard: take only what lowers it now
+            if taken < min_deadwood(hand):
+                return DrawDiscard()
+        elif taken < Beliefs(view, tuning).expected_deadwood(hand):
+            return DrawDiscard()
+    for preferred in (DrawStock(), Pass(), DeclareDead()):
+        if preferred in legal:
+            return preferred
+    return legal[0]
