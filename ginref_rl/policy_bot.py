@@ -84,10 +84,27 @@ def phase_of_pb(phase: int) -> Phase:
 
 
 def seen_of_request(request: pb.DecisionRequest) -> Seen:
-    """What the encoding reads, from a DecisionRequest alone."""
+    """What the encoding reads, from a DecisionRequest alone, for any number of players: as
+    :func:`ginref_rl.encoding.seen_of` reads the engine's observation of the same seat."""
     obs = request.observation
-    seat = obs.seat
-    own, other = obs.scores[seat].points, obs.scores[1 - seat].points
+    seat = obs.seat  # the hand seat: 0 or 1 (-1 sitting out, a seat never asked to decide)
+    players = obs.players or 2  # 0: a referee older than the field, which means 2
+    seats: tuple[tuple[int, bool, bool], ...] = ()
+    if players == 2:
+        dealer = obs.dealer == seat
+        own, other = obs.scores[seat].points, obs.scores[1 - seat].points
+    else:
+        # Each seat's totals by match seat (three players) or by team (partnerships, R10.2);
+        # `scores` holds only the two of the hand in play, by hand seat.
+        teams = len(obs.team_scores) > 0
+        totals = [s.points for s in (obs.team_scores if teams else obs.player_scores)]
+        opponent = None if seat == -1 else obs.hand_players[1 - seat]
+        seats = tuple(
+            (totals[s % 2 if teams else s], s == opponent, s == obs.sitting_out)
+            for s in ((obs.player + k) % players for k in range(players))
+        )
+        dealer = opponent is not None and obs.dealer == seat
+        own, other = seats[0][0], 0 if opponent is None else obs.scores[1 - seat].points
     target = Rules.from_dict({"profile_name": obs.rules.profile, **obs.rules.params}).target
     return Seen(
         phase=phase_of_pb(obs.phase),
@@ -98,10 +115,11 @@ def seen_of_request(request: pb.DecisionRequest) -> Seen:
         knock_limit=obs.knock_limit,
         taken=parse_card(obs.taken_card) if obs.taken_card else None,
         must_knock=obs.must_knock,
-        dealer=obs.dealer == seat,
+        dealer=dealer,
         scores=(own, other),
         target=target,
         legal=tuple(index_of_pb(a) for a in request.legal_actions),
+        seats=seats,
     )
 
 

@@ -26,11 +26,12 @@ from ginref_rl.policy_bot import (
 from referee.convert import action_from_pb
 from referee.engine.actions import Knock
 from referee.engine.errors import RulesError
-from referee.engine.observation import observe
+from referee.engine.observation import observe, observe_seat
 from referee.engine.rules import PROFILES, Rules
 from referee.replay_log import load_log
 from referee.requests import SeatRequests
 from sample_bots.client import EXIT_CONFIG, pb
+from sample_bots.greedy_bot import decide as greedy_decide
 
 ROOT = Path(__file__).resolve().parents[2]
 VARIANTS: tuple[dict[str, object], ...] = (
@@ -41,53 +42,67 @@ VARIANTS: tuple[dict[str, object], ...] = (
 )
 
 
-def rule_sets() -> list[Rules]:
+def rule_sets(players: int = 2) -> list[Rules]:
     out = []
     for name in PROFILES:
         for overrides in VARIANTS:
             try:
-                out.append(Rules.profile(name, **overrides))
+                out.append(Rules.profile(name, players=players, **overrides))
             except RulesError:
                 continue
     return out
 
 
-def test_the_request_gives_the_environments_arrays_and_mask_in_every_position() -> None:
-    """A match played through the environment; at every decision the request the referee would
-    send (its SeatRequests, as a session builds them) goes through the policy bot's path."""
+@pytest.mark.parametrize(("players", "hands", "least"), [(2, 2, 2000), (3, 3, 2000), (4, 4, 2000)])
+def test_the_request_gives_the_environments_arrays_and_mask_in_every_position(
+    players: int, hands: int, least: int
+) -> None:
+    """Matches played through the environment; at every decision the request the referee would
+    send (its SeatRequests, as a session builds them) goes through the policy bot's path. With
+    three players or partnerships the arrays are the environment's of that format (282 or 285
+    floats: every seat's score, who is played against, who sits out), over several hands so
+    that the scores are not all 0."""
     compared = 0
-    for k, rules in enumerate(rule_sets()):
+    scored = False
+    for k, rules in enumerate(rule_sets(players)):
         rng = random.Random(k)
         e = GinRummyEnv(rules)
         e.reset(seed=k)
         match = e._started()
-        requests = [SeatRequests(seat, rules) for seat in (0, 1)]
-        hands = 0
+        requests = [SeatRequests(seat, rules) for seat in range(players)]
+        hand_of: dict[int, tuple[int, int]] = {}
         request_id = 0
-        while match.result is None and not match.hand_results:
+        while match.result is None and len(match.hand_results) < hands:
             seat = match.to_act
             assert seat is not None
-            if match.hands_dealt != hands:
-                hands = match.hands_dealt
-                for r in requests:
-                    r.new_hand()
+            obs = observe_seat(match, seat)
+            if hand_of.get(seat) != (obs.hand_number, obs.table):  # as the session tells it
+                hand_of[seat] = (obs.hand_number, obs.table)
+                requests[seat].new_hand(obs.seat if players > 2 else None)
             request_id += 1
-            message = requests[seat].request(observe(match, seat), request_id, 1000, 1000, 0)
-            request = message.decision_request
+            request = requests[seat].request(obs, request_id, 1000, 1000, 0).decision_request
             expected = e.observe(f"player_{seat}")
             seen = seen_of_request(request)
-            assert np.array_equal(E.encode_array(seen), expected["observation"]), rules
+            array = E.encode_array(seen)
+            assert array.shape == (E.size(players),)
+            assert np.array_equal(array, expected["observation"]), rules
             assert np.array_equal(E.action_mask(seen.legal), expected["action_mask"]), rules
+            scored = scored or bool(array[E.OWN_SCORE : E.OWN_SCORE + 2].any())
             compared += 1
             legal = e.legal_actions()
             # Every legal index goes back to the engine's own action through the wire.
             for index, action in legal.items():
                 wire = action_of_index(index, request)
-                back = action_from_pb(wire, observe(match, seat).hand)
+                back = action_from_pb(wire, obs.hand)
                 assert back == action or (isinstance(back, Knock) and back.card == index - 52)
-            knocks = [i for i in legal if 52 <= i < 104]
-            e.step(knocks[0] if knocks and rng.random() < 0.5 else rng.choice(list(legal)))
-    assert compared > 250
+            # Mostly the greedy bot's answer to the same request, so that hands are won and
+            # the scores move; a random legal action otherwise, for positions greedy avoids.
+            if rng.random() < 0.7:
+                e.step(index_of_pb(greedy_decide(request)))
+            else:
+                e.step(rng.choice(list(legal)))
+    assert compared > least
+    assert scored
 
 
 def test_the_dict_form_and_the_answer() -> None:
@@ -182,6 +197,40 @@ def test_a_policy_plays_a_whole_match_through_the_referee(policy: str, tmp_path:
         timeout=300,
     )
     assert verify.returncode == 0, verify.stdout + verify.stderr
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("players", [3, 4])
+def test_a_policy_plays_three_players_and_partnerships_with_their_arrays(
+    players: int, tmp_path: Path
+) -> None:
+    """A policy that refuses any array but its format's (282 or 285 floats) plays a whole
+    match through the referee, against greedy bots, without a fault."""
+    (tmp_path / "policy").mkdir()  # the bot sees its policy's folder, not the logs
+    policy = tmp_path / "policy" / "sized.py"
+    policy.write_text(
+        "import numpy as np\n"
+        "def policy(observation, mask):\n"
+        f"    assert observation.shape == ({E.size(players)},), observation.shape\n"
+        "    legal = np.flatnonzero(mask)\n"
+        "    knocks = legal[(legal >= 52) & (legal < 104)]\n"
+        "    return int(knocks[0] if len(knocks) else legal[-1])\n"
+    )
+    bot = f"{sys.executable} -m ginref_rl.policy_bot {policy}:policy"
+    greedy = f"{sys.executable} -m sample_bots.greedy_bot"
+    bots = [bot, *[greedy] * (players - 1)]
+    args = ["match", *bots, "--seed", "5", "--set", "target=30", "--out", str(tmp_path / "out")]
+    proc = subprocess.run(
+        [sys.executable, "-m", "ginref", *args],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "forfeit" not in proc.stdout, proc.stdout
+    (log,) = (tmp_path / "out").glob("*.jsonl")
+    assert load_log(log).problems == []
 
 
 def test_the_bots_need_neither_pettingzoo_nor_gymnasium() -> None:
