@@ -45,8 +45,7 @@ import time
 from collections import Counter
 from collections.abc import Awaitable, Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from pathlib import Path
 from types import TracebackType
 from typing import Any
@@ -96,14 +95,38 @@ Endpoint = Callable[[Request], Awaitable[Response]]
 # --- reading the season ------------------------------------------------------------------------
 
 
-@dataclass
 class Reading:
-    """The season as one request reads it: the store, and the journal's matches."""
+    """The season as one request reads it: the store at once, the journal's matches only when
+    a page asks for them (the leaderboard reads the store's counts, whatever the journal's size)."""
 
-    store: SeasonStore
-    records: list[MatchRecord]
-    schedule: list[MatchSpec]
-    finished: set[str] = field(default_factory=set)
+    def __init__(self, store: SeasonStore, play: Path) -> None:
+        self.store = store
+        self._play = play
+
+    @cached_property
+    def _journal(self) -> tuple[list[MatchRecord], list[MatchSpec]]:
+        if not (self._play / JOURNAL_FILE).exists():
+            return [], []
+        try:
+            journal = open_journal(self._play, create=False, read_only=True)
+        except EmptyJournalError:  # the service is making it
+            return [], []
+        try:
+            return journal.records(), journal.schedule()
+        finally:
+            journal.close()
+
+    @property
+    def records(self) -> list[MatchRecord]:
+        return self._journal[0]
+
+    @property
+    def schedule(self) -> list[MatchSpec]:
+        return self._journal[1]
+
+    @cached_property
+    def finished(self) -> set[str]:
+        return {r.key for r in self.records}
 
     def embargoed(self, record: MatchRecord) -> bool:
         """Whether ``record``'s deal is still to be played by another match."""
@@ -124,20 +147,7 @@ def reading(directory: Path) -> Iterator[Reading]:
     """Read-only connections to the season's store and journal, for one request."""
     store = open_season(directory, read_only=True)
     try:
-        records: list[MatchRecord] = []
-        schedule: list[MatchSpec] = []
-        play = directory / PLAY
-        if (play / JOURNAL_FILE).exists():
-            try:
-                journal = open_journal(play, create=False, read_only=True)
-            except EmptyJournalError:  # the service is making it
-                journal = None
-            if journal is not None:
-                try:
-                    records, schedule = journal.records(), journal.schedule()
-                finally:
-                    journal.close()
-        yield Reading(store, records, schedule, {r.key for r in records})
+        yield Reading(store, directory / PLAY)
     finally:
         store.close()
 
