@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 
 from referee.errors import GinRefError
-from tournaments.ladder.errors import LadderError
+from tournaments.ladder.errors import LadderError, SubmissionError
 from tournaments.ladder.season import TEMPLATE, load_season
-from tournaments.ladder.service import LadderService
+from tournaments.ladder.service import LadderService, failure_line
 from tournaments.ladder.store import open_season
 
 
@@ -96,3 +96,10 @@ def test_the_deadline_closes_submissions(tmp_path: Path) -> None:
     finally:
         store.close()
     assert said == ["Ladder: the deadline has passed: submissions are closed"]
+
+
+def test_a_failure_shows_on_the_console_without_escape_sequences() -> None:
+    exc = SubmissionError("manifest", "unknown key '\x1b[2J\x1b]0;owned\x07' in ginref-bot.toml")
+    line = failure_line("eve@1", exc)
+    assert line.startswith("Ladder: eve@1 failed at manifest: unknown key")
+    assert line.isprintable() and "\\x1b[2J" in line

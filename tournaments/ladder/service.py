@@ -38,6 +38,7 @@ from typing import Any
 
 from referee.bots.spec import expand_python
 from referee.errors import GinRefError
+from referee.text import safe_text
 from tournaments.executors.hosted import HostedExecutor
 from tournaments.executors.local import Executor, JobLost
 from tournaments.file.bots import BotEntry
@@ -95,6 +96,12 @@ def version_entry(directory: Path, version: Version) -> BotEntry:
         dirs=(str(where),),  # all of its own directory, whatever its command names
         transport="tcp" if version.transport == "tcp" else "unix",
     )
+
+
+def failure_line(name: str, exc: SubmissionError) -> str:
+    """The console's line for a failed submission: its words come from the archive (a name, a
+    key) and its build, so they are shown safe (no escape sequence reaches the terminal)."""
+    return f"Ladder: {name} failed at {safe_text(str(exc), 300)}"
 
 
 def split_command(run: str) -> tuple[str, ...]:
@@ -343,7 +350,7 @@ class LadderService:
                     tail=exc.tail,
                 )
                 self.tally.failed.append(version.name)
-                self.say(f"Ladder: {version.name} failed at {exc}")
+                self.say(failure_line(version.name, exc))
                 continue
             self.store.set_status(
                 version.entrant,
