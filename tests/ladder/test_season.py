@@ -103,3 +103,28 @@ def test_a_failure_shows_on_the_console_without_escape_sequences() -> None:
     line = failure_line("eve@1", exc)
     assert line.startswith("Ladder: eve@1 failed at manifest: unknown key")
     assert line.isprintable() and "\\x1b[2J" in line
+
+
+def test_the_second_match_of_a_pair_waits_for_the_first(tmp_path: Path) -> None:
+    from tournaments.schedule import Job, MatchSpec
+
+    first = MatchSpec("a.b.000001", 1, 1, ("greedy", "random"), 1, 7, 99, ("greedy", "random"))
+    second = MatchSpec("a.b.000002", 2, 1, ("greedy", "random"), 2, 7, 99, ("random", "greedy"))
+    other = MatchSpec("a.b.000003", 3, 1, ("greedy", "random"), 3, 8, 5, ("greedy", "random"))
+
+    async def run() -> None:
+        service = LadderService(load_season(season(tmp_path)))
+        try:
+            playing = asyncio.get_running_loop().create_future()
+            service._running = {playing: Job("1", (first,), False)}  # type: ignore[dict-item]
+            service._waiting = [Job("2", (second,), False)]
+            service._new_jobs = lambda: [Job("3", (other,), False)]  # type: ignore[method-assign]
+            assert service._next_job() == Job("3", (other,), False)  # a new deal, not the twin
+            assert service._waiting == [Job("2", (second,), False)]
+            service._running = {}
+            assert service._next_job() == Job("2", (second,), False)  # the first is over
+        finally:
+            service.store.close()
+            service.journal.close()
+
+    asyncio.run(run())

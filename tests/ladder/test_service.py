@@ -82,7 +82,7 @@ def check_consistent(directory: Path) -> tuple[list[MatchRecord], int]:
     return records, len(schedule) - len(records)
 
 
-def test_the_service_plays_duplicate_pairs_and_rates_each_match_once(tmp_path: Path) -> None:
+def test_the_service_plays_duplicate_pairs_in_fresh_processes_and_rates_each_match_once(tmp_path: Path) -> None:
     directory = season_dir(tmp_path)
     service = Counting(load_season(directory), lanes=2, workers=0, rng=random.Random(1))
     tally = asyncio.run(service.run())
@@ -95,6 +95,9 @@ def test_the_service_plays_duplicate_pairs_and_rates_each_match_once(tmp_path: P
     assert pairs
     for first, second in pairs:
         assert first.seed == second.seed and first.seats == second.seats[::-1]
+        # Each match of a pair started its own processes: none carries the first's deck into
+        # the second (a job's first match is the one with a start-up time).
+        assert first.startup_s is not None and second.startup_s is not None
     # The ratings moved: the bot that always plays its first legal action is not on top.
     store = open_season(directory)
     try:

@@ -8,14 +8,16 @@ Two tasks share one event loop:
   thread: unpack, manifest, build in the sandbox, validation match. An accepted version joins
   the pool and replaces its entrant's previous one in matchmaking; a failed one is told to its
   entrant (the step, the exit status, the tail of the output) and never touches the pool.
-- **Play** keeps ``lanes`` jobs running. Each job is one pairing chosen by
+- **Play** keeps ``lanes`` matches running. Each is of a pairing chosen by
   :func:`tournaments.ladder.matchmaking.choose` from the pool's ratings: a duplicate pair (one
-  deal, seats swapped, the same two processes) or a single match. Its matches are written to
-  the journal's schedule before they start and committed as each ends, then rated.
+  deal, seats swapped; the second match starts once the first is over, each with fresh
+  processes, so that no bot carries the first's deck into the second) or a single match. Its
+  matches are written to the journal's schedule before they start and committed as each ends,
+  then rated.
 
-The matches run on the tournament executors (worker processes by default, or in-process),
-one *generation* of executor per pool: when a version is accepted, new jobs go to a new
-executor whose bots include it, and the old one is closed once its jobs are over.
+The matches run on one tournament executor (worker processes by default, or in-process, or a
+hosted referee when the season has remote entrants); an accepted version joins its bots
+(:meth:`~tournaments.executors.local.Executor.add_bots`).
 
 Killed (kill -9) at any point, the service loses only the matches in flight: started again,
 it rates the journal's matches not yet rated, plays the scheduled matches that have no result
@@ -60,7 +62,7 @@ from tournaments.ladder.store import (
     open_season,
 )
 from tournaments.runner import make_executor
-from tournaments.schedule import Job, MatchSpec, deal_seed
+from tournaments.schedule import Job, MatchSpec, clash, deal_seed
 
 PLAY = "play"  # the season's tournament directory: journal, replay logs
 VERSIONS = "versions"  # versions/<entrant>/<n>/: an unpacked and built submission
@@ -170,7 +172,7 @@ class LadderService:
         self._stopping = asyncio.Event()
         self._changed = asyncio.Event()  # a job ended or the pool changed
         self._busy: dict[str, int] = {}  # bot -> matches in play
-        self._running: set[asyncio.Task[None]] = set()
+        self._running: dict[asyncio.Task[None], Job] = {}
         self._failure: BaseException | None = None
         self._finished: set[str] = set()  # the journal's matches
         self._waiting: list[Job] = []  # jobs to play before new ones (resumed, or lost)
@@ -197,7 +199,7 @@ class LadderService:
         bots = (*self.season.config.bots, *(v for v in versions if not v.remote))
         known = set(self.journal.bot_names())
         self.journal.extend([b.to_dict() for b in bots if b.name not in known], [])
-        config = self.season.config.with_changes(bots=bots, processes="keep", check_bots=False)
+        config = self.season.config.with_changes(bots=bots, processes="fresh", check_bots=False)
         play = self.directory / PLAY
         if self.season.remote:
             return HostedExecutor(config, play, None, config.serve, self._listening, say=self.say)
@@ -214,8 +216,10 @@ class LadderService:
 
     # --- matchmaking ---------------------------------------------------------------------------
 
-    def _new_job(self) -> Job | None:
-        """Choose the next pairing and write its matches to the journal's schedule."""
+    def _new_jobs(self) -> list[Job]:
+        """Choose the next pairing and write its matches to the journal's schedule: one job
+        per match, so that each match of a duplicate pair has fresh processes (a bot that kept
+        its process would know the second match's deck from the first)."""
         candidates = [self.book.candidate(b.name) for b in self.pool()]
         chosen = choose(
             candidates,
@@ -227,26 +231,36 @@ class LadderService:
             model=self.book.model,
         )
         if not chosen:
-            return None
+            return []
         a, b = chosen[0].bots
+        # A remote entrant is one program for all its matches: it would remember the deal.
+        twice = chosen[0].duplicate and not {a, b} & set(self.season.remote)
         deal = self.store.next_number("deals")
         seed = deal_seed(self.store.deal_key, deal, self.season.config.rules, 0)
-        seatings = [(a, b), (b, a)] if chosen[0].duplicate else [(a, b)]
         specs = []
-        for seats in seatings:
+        for seats in [(a, b), (b, a)] if twice else [(a, b)]:
             n = self.store.next_number("matches")
             specs.append(MatchSpec(f"{a}.{b}.{n:06d}", n, 1, (a, b), n, deal, seed, seats))
         self.journal.extend([], specs)
-        return _job(specs)
+        return [_job(spec) for spec in specs]
 
     def _unfinished(self) -> list[Job]:
         """The scheduled matches without a result (a run killed in play), as their jobs."""
-        done = self._finished
-        by_deal: dict[int, list[MatchSpec]] = {}
-        for spec in self.journal.schedule():
-            if spec.key not in done:
-                by_deal.setdefault(spec.deal, []).append(spec)
-        return [_job(specs) for specs in by_deal.values()]
+        return [_job(s) for s in self.journal.schedule() if s.key not in self._finished]
+
+    def _next_job(self) -> Job | None:
+        """The first job waiting that shares no deal with a job in play (the other match of a
+        duplicate pair waits for the first to end: never one deal twice at once), else a new
+        pairing's first; None when neither can start now."""
+        in_play = list(self._running.values())
+        for attempt in range(2):
+            job = next((j for j in self._waiting if not any(clash(j, r) for r in in_play)), None)
+            if job is not None:
+                self._waiting.remove(job)
+                return job
+            if attempt == 0 and len(self._waiting) < 2 * self.lanes:
+                self._waiting.extend(self._new_jobs())
+        return None
 
     # --- play ----------------------------------------------------------------------------------
 
@@ -264,11 +278,11 @@ class LadderService:
         for bot in job.bots:
             self._busy[bot] = self._busy.get(bot, 0) + 1
         task = asyncio.ensure_future(self._play(job))
-        self._running.add(task)
+        self._running[task] = job
         task.add_done_callback(self._ended)
 
     def _ended(self, task: asyncio.Task[None]) -> None:
-        self._running.discard(task)
+        self._running.pop(task, None)
         if not task.cancelled() and task.exception() is not None:
             self._failure = task.exception()  # a bug or a broken setup: the service stops
         self._changed.set()
@@ -282,8 +296,7 @@ class LadderService:
         except JobLost as exc:
             left = [m for m in job.matches if m.key not in self._finished]
             self.say(f"Ladder: job {job.key} lost ({exc}): its {len(left)} matches left wait")
-            if left:
-                self._waiting.append(_job(left))
+            self._waiting[:0] = [_job(m) for m in left]
         finally:
             if any(m.key not in self._finished for m in job.matches):
                 # A cut match's partial log goes now; a kill's, when its job is played again.
@@ -296,7 +309,7 @@ class LadderService:
     async def _play_loop(self) -> None:
         self._waiting = self._unfinished()
         if self._waiting:
-            left = sum(len(j.matches) for j in self._waiting)
+            left = len(self._waiting)
             what = "1 scheduled match has" if left == 1 else f"{left} scheduled matches have"
             self.say(f"Ladder: {what} no result: they are played first")
         while not self._stopping.is_set():
@@ -304,7 +317,7 @@ class LadderService:
             if self._failure is not None:
                 raise self._failure
             while len(self._running) < self.lanes and not self._stopping.is_set():
-                job = self._waiting.pop(0) if self._waiting else self._new_job()
+                job = self._next_job()
                 if job is None:
                     break
                 self._start(job)
@@ -444,9 +457,9 @@ class LadderService:
         return self.tally
 
 
-def _job(specs: list[MatchSpec]) -> Job:
-    first = specs[0]
-    return Job(f"{'.'.join(first.pairing)}/d{first.deal:06d}", tuple(specs), True)
+def _job(spec: MatchSpec) -> Job:
+    """One match, its bots fresh processes: the job's key is the logs' folder."""
+    return Job(f"{'.'.join(spec.pairing)}/m{spec.game:06d}", (spec,), False)
 
 
 def _clean(directory: Path, kept_logs: set[str], root: Path) -> None:
