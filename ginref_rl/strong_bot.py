@@ -1,6 +1,8 @@
 """The strong bot: the strong player (:mod:`ginref_rl.strong_player`) as a bot process.
 
-Run with ``python -m ginref_rl.strong_bot [--budget-ms MS]``. Its decisions take a few
+Run with ``python -m ginref_rl.strong_bot [--budget-ms MS] [--danger-weight W] [--model-stock]
+[--always-knock]`` (the last three switch on the opponent model's uses and switch off the play
+for gin, :class:`~ginref_rl.strong_player.Tuning`). Its decisions take a few
 milliseconds; it stops weighing further discards at ``--budget-ms`` (default 100 ms) after the
 request arrived, and never later than a quarter of the request's ``move_time_ms``, so it never
 touches its bank. The choice of dealer and the defender's play are the greedy bot's (the
@@ -21,7 +23,7 @@ from ginref_rl.actions import index_of
 from ginref_rl.opponent_model import history_of_events
 from ginref_rl.policy_bot import action_of_index, index_of_pb, phase_of_pb
 from ginref_rl.reference_bot import PLAYED, engine_action
-from ginref_rl.strong_player import StrongView, choose
+from ginref_rl.strong_player import StrongView, Tuning, choose
 from referee.engine.cards import Card, mask_of, parse_card
 from sample_bots import greedy_bot
 from sample_bots.client import EXIT_CONFIG, Decide, pb, run_bot
@@ -71,7 +73,11 @@ def view_of_request(request: pb.DecisionRequest) -> StrongView:
     )
 
 
-def make_decide(budget_ms: float = 100.0, clock: Callable[[], float] = time.monotonic) -> Decide:
+def make_decide(
+    budget_ms: float = 100.0,
+    clock: Callable[[], float] = time.monotonic,
+    tuning: Tuning | None = None,
+) -> Decide:
     """The strong bot's policy, done weighing discards ``budget_ms`` after each request."""
 
     def decide(request: pb.DecisionRequest) -> pb.Action:
@@ -83,7 +89,7 @@ def make_decide(budget_ms: float = 100.0, clock: Callable[[], float] = time.mono
         if request.move_time_ms > 0:
             budget = min(budget, request.move_time_ms / 4)
         view = view_of_request(request)
-        action = choose(view, deadline=start + budget / 1000, clock=clock)
+        action = choose(view, tuning or Tuning(), deadline=start + budget / 1000, clock=clock)
         return action_of_index(index_of(action), request)
 
     return decide
@@ -93,11 +99,32 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Play with the launch environment; return the exit code."""
     parser = argparse.ArgumentParser(prog="python -m ginref_rl.strong_bot")
     parser.add_argument("--budget-ms", type=float, default=100.0, help="time per decision")
+    parser.add_argument(
+        "--danger-weight",
+        type=float,
+        default=Tuning.danger_weight,
+        help="deadwood points a discard the opponent model says would meld costs (default 0)",
+    )
+    parser.add_argument(
+        "--model-stock",
+        action="store_true",
+        help="draw chances from the opponent model instead of uniform",
+    )
+    parser.add_argument(
+        "--always-knock",
+        action="store_true",
+        help="knock as soon as it may instead of playing for gin",
+    )
     args = parser.parse_args(argv)
     if not args.budget_ms > 0:
         print(f"{NAME}: --budget-ms must be positive, got {args.budget_ms}", file=sys.stderr)
         return EXIT_CONFIG
-    return run_bot(make_decide(args.budget_ms), NAME, VERSION)
+    tuning = Tuning(
+        danger_weight=args.danger_weight,
+        weighted_stock=args.model_stock,
+        hold_low=-1 if args.always_knock else Tuning.hold_low,
+    )
+    return run_bot(make_decide(args.budget_ms, tuning=tuning), NAME, VERSION)
 
 
 if __name__ == "__main__":

@@ -54,8 +54,10 @@ from referee.engine.outcomes import Phase
 class Tuning:
     """The player's weights; the defaults are the measured ones (docs/research.md)."""
 
-    danger_weight: float = 6.0  # deadwood points a sure meld card given away costs
-    weighted_stock: bool = True  # draw chances from the opponent model (else uniform)
+    # The opponent model's two uses, off by default: both lost matches in play against
+    # SimpleGinRummyPlayer once the player plays for gin (docs/research.md, "A strong bot").
+    danger_weight: float = 0.0  # deadwood points a sure meld card given away costs
+    weighted_stock: bool = False  # draw chances from the opponent model (else uniform)
     hold_low: int = 10  # it plays on rather than knock with 1..hold_low deadwood (-1: never)
     hold_stock: int = 2  # ... while the stock holds at least this many cards
 

@@ -92,19 +92,21 @@ def test_meld_danger_needs_two_partners_held() -> None:
     assert meld_danger(card("7H"), half) == pytest.approx(0.25)
 
 
-def test_it_keeps_the_card_the_opponent_would_meld() -> None:
+def test_with_the_model_it_keeps_the_card_the_opponent_would_meld() -> None:
     # Two melds and five loose cards: 9S, 9D, KC, QD, 4D. KC and QD leave the same deadwood,
-    # and without the model (danger weight 0, a uniform stock) it throws QD, as greedy does.
-    # The opponent took QH and QS from the pile: QD would give it a set of queens, so the
-    # strong player throws KC instead.
+    # and without the model (the default tuning) it throws QD, as greedy does. The opponent
+    # took QH and QS from the pile: QD would give it a set of queens, so with the model's
+    # danger weighed it throws KC instead.
     hand = cards("AC 2C 3C 5H 6H 7H 9S 9D KC QD 4D")
     legal: tuple[Action, ...] = tuple(Discard(c) for c in hand)
     known = cards("QH QS")
     view = StrongView(
         Phase.DISCARD, mask_of(hand), (), mask_of(known), 10, History(taken=known), 20, legal
     )
-    assert choose(view) == Discard(card("KC"))
-    assert choose(view, Tuning(danger_weight=0.0, weighted_stock=False)) == Discard(card("QD"))
+    assert choose(view) == Discard(card("QD"))
+    modelled = Tuning(danger_weight=6.0, weighted_stock=True)
+    assert choose(view, modelled) == Discard(card("KC"))
+    assert choose(view, Tuning(danger_weight=6.0)) == Discard(card("KC"))
 
 
 def test_it_takes_the_upcard_that_melds_and_leaves_one_that_does_not() -> None:
