@@ -28,6 +28,7 @@ from referee.engine.cards import Card, mask_of, parse_card
 from sample_bots import greedy_bot
 from sample_bots.client import EXIT_CONFIG, Decide, pb, run_bot
 
+DEFAULT = Tuning()  # a slots dataclass: its class attributes are descriptors, not defaults
 NAME = "strong-bot"
 VERSION = "1.0.0"
 # Whoever is to act, the opponent holds ten cards in a two-player hand (the eleventh card of
@@ -95,14 +96,13 @@ def make_decide(
     return decide
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    """Play with the launch environment; return the exit code."""
+def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m ginref_rl.strong_bot")
     parser.add_argument("--budget-ms", type=float, default=100.0, help="time per decision")
     parser.add_argument(
         "--danger-weight",
         type=float,
-        default=Tuning.danger_weight,
+        default=DEFAULT.danger_weight,
         help="deadwood points a discard the opponent model says would meld costs (default 0)",
     )
     parser.add_argument(
@@ -115,16 +115,26 @@ def main(argv: Sequence[str] | None = None) -> int:
         action="store_true",
         help="knock as soon as it may instead of playing for gin",
     )
-    args = parser.parse_args(argv)
+    return parser
+
+
+def tuning_of(args: argparse.Namespace) -> Tuning:
+    """The tuning the parsed command line asks for."""
+    return Tuning(
+        danger_weight=args.danger_weight,
+        weighted_stock=args.model_stock,
+        hold_low=-1 if args.always_knock else DEFAULT.hold_low,
+        hold_stock=DEFAULT.hold_stock,
+    )
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Play with the launch environment; return the exit code."""
+    args = _parser().parse_args(argv)
     if not args.budget_ms > 0:
         print(f"{NAME}: --budget-ms must be positive, got {args.budget_ms}", file=sys.stderr)
         return EXIT_CONFIG
-    tuning = Tuning(
-        danger_weight=args.danger_weight,
-        weighted_stock=args.model_stock,
-        hold_low=-1 if args.always_knock else Tuning.hold_low,
-    )
-    return run_bot(make_decide(args.budget_ms, tuning=tuning), NAME, VERSION)
+    return run_bot(make_decide(args.budget_ms, tuning=tuning_of(args)), NAME, VERSION)
 
 
 if __name__ == "__main__":

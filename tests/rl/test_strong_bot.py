@@ -19,7 +19,7 @@ from ginref_rl.opponent_model import (
     meld_danger,
     meld_partners,
 )
-from ginref_rl.strong_bot import make_decide, view_of_request
+from ginref_rl.strong_bot import _parser, make_decide, tuning_of, view_of_request
 from ginref_rl.strong_player import StrongView, Tuning, choose, strong_view_of
 from referee.convert import EventEncoder
 from referee.engine.actions import Action, Discard, DrawDiscard, DrawStock, Knock
@@ -215,6 +215,13 @@ def test_the_bot_answers_within_a_quarter_of_the_move_time() -> None:
     for o in positions()[::11]:
         r = decision_request_pb(o, EventEncoder(o.seat), 1, 1000, 1000, 0).decision_request
         assert make_decide(clock=FakeClock(0.001))(r) in r.legal_actions
+
+
+def test_the_command_line_gives_the_tuning() -> None:
+    assert tuning_of(_parser().parse_args([])) == Tuning()
+    switched = tuning_of(_parser().parse_args(["--danger-weight", "6", "--model-stock"]))
+    assert switched == Tuning(danger_weight=6.0, weighted_stock=True)
+    assert tuning_of(_parser().parse_args(["--always-knock"])).hold_low == -1
 
 
 @pytest.mark.slow
