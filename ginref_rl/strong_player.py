@@ -1,22 +1,28 @@
-"""The strong player: plays for gin, judges hands a draw ahead, and models the opponent's hand.
+"""The strong player: plays for gin and judges every discard a draw ahead.
 
 It judges a hand as the reference player (:mod:`ginref_rl.lookahead`) does, by the deadwood it
-expects after its next draw, with these changes, each measured (docs/research.md, "A strong
+expects after its next draw, with two changes, each measured (docs/research.md, "A strong
 bot"):
 
 - **It plays for gin.** While the stock holds ``hold_stock`` cards or more, it does not knock
   with deadwood (``1..hold_low``): it discards and plays on, and knocks only for gin. Against
   an opponent that knocks as soon as it may, a hand with little deadwood wins more by waiting:
   the gin bonus if it gets there, the undercut bonus when the opponent knocks first with as much
-  deadwood or more. Once the stock is low it knocks as soon as it may.
-- **The stock is not uniform.** The opponent model (:mod:`ginref_rl.opponent_model`) gives each
-  unseen card a chance of being in the opponent's hand, from what the opponent took, declined
-  and discarded; a card is as likely to come off the stock as it is *not* to be held.
-- **Safe discards.** Each discard costs its expected deadwood plus ``danger_weight`` times the
-  chance that the opponent can meld it (:func:`~ginref_rl.opponent_model.meld_danger`): feeding
-  the opponent a meld card brings its knock closer.
+  deadwood or more. Once the stock is low it knocks as soon as it may; with the default
+  ``hold_stock`` of 2 and the dead wall (``wall_rule = dead``: the hand ends with two cards in
+  the stock) that never comes, and it knocks only for gin.
 - **Every discard is weighed**, not only the greedy player's best few: the exact 11-card
   figure (:func:`referee.engine.melds.min_deadwood_after_discard`) is fast enough for all.
+
+Two uses of the opponent model (:mod:`ginref_rl.opponent_model`: each unseen card's chance of
+being in the opponent's hand, from what the opponent took, declined and discarded) are options,
+off by default because no gain from them was shown in play:
+
+- **A weighted stock** (``weighted_stock``): a card is as likely to come off the stock as it is
+  *not* to be held.
+- **Safe discards** (``danger_weight``): each discard costs its expected deadwood plus the
+  weight times the chance that the opponent can meld it
+  (:func:`~ginref_rl.opponent_model.meld_danger`).
 
 Draws: it takes the top discard when the best deadwood after taking it is lower than the
 deadwood it expects from the stock. Knocks (when it knocks): with the discard that leaves the
