@@ -19,12 +19,13 @@ import sys
 import time
 from collections.abc import Callable, Iterator, Sequence
 
+from ginref_rl import reference_bot
 from ginref_rl.actions import index_of
 from ginref_rl.opponent_model import history_of_events
-from ginref_rl.policy_bot import action_of_index, index_of_pb, phase_of_pb
-from ginref_rl.reference_bot import PLAYED, engine_action
+from ginref_rl.policy_bot import action_of_index, phase_of_pb
+from ginref_rl.reference_bot import PLAYED
 from ginref_rl.strong_player import StrongView, Tuning, choose
-from referee.engine.cards import Card, mask_of, parse_card
+from referee.engine.cards import Card, parse_card
 from sample_bots import greedy_bot
 from sample_bots.client import EXIT_CONFIG, Decide, pb, run_bot
 
@@ -63,14 +64,10 @@ def view_of_request(request: pb.DecisionRequest) -> StrongView:
     """The strong player's view, from a DecisionRequest alone."""
     obs = request.observation
     return StrongView(
-        phase=phase_of_pb(obs.phase),
-        hand=mask_of(parse_card(c) for c in obs.hand),
-        discard_pile=tuple(parse_card(c) for c in obs.discard_pile),
-        opponent_known=mask_of(parse_card(c) for c in obs.opponent_known_cards),
+        seen=reference_bot.view_of_request(request),
         opponent_hand_size=OPPONENT_HAND,
         history=history_of_events(events_of_request(obs), 1 - obs.seat, _card(obs.upcard)),
         stock_size=obs.stock_size,
-        legal=tuple(engine_action(index_of_pb(a)) for a in request.legal_actions),
     )
 
 

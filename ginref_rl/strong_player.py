@@ -18,15 +18,15 @@ Two uses of the opponent model (:mod:`ginref_rl.opponent_model`: each unseen car
 being in the opponent's hand, from what the opponent took, declined and discarded) are options,
 off by default because no gain from them was shown in play:
 
-- **A weighted stock** (``weighted_stock``): a card is as likely to come off the stock as it is
-  *not* to be held.
+- **A weighted stock** (``weighted_stock``): in weighing discards, a card is as likely to come
+  off the stock as it is *not* to be held.
 - **Safe discards** (``danger_weight``): each discard costs its expected deadwood plus the
   weight times the chance that the opponent can meld it
   (:func:`~ginref_rl.opponent_model.meld_danger`).
 
-Draws: it takes the top discard when the best deadwood after taking it is lower than the
-deadwood it expects from the stock. Knocks (when it knocks): with the discard that leaves the
-least deadwood, gin first.
+Draws, the wall and the knocks it makes: as the reference player (it takes the top discard
+when the best deadwood after taking it is lower than the deadwood it expects from a uniform
+stock; it knocks with the discard that leaves the least deadwood, gin first).
 
 Everything is computed from the seat's own view (:class:`StrongView`). A decision is at most
 eleven candidates times 41 exact evaluations, a few milliseconds; a ``deadline`` stops weighing
@@ -39,18 +39,11 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from ginref_rl import lookahead
+from ginref_rl.lookahead import View, view_of
 from ginref_rl.opponent_model import History, history_of_events, holding_probabilities, meld_danger
-from referee.engine.actions import (
-    Action,
-    BigGin,
-    DeclareDead,
-    Discard,
-    DrawDiscard,
-    DrawStock,
-    Knock,
-    Pass,
-)
-from referee.engine.cards import CARD_VALUES, FULL_MASK, Card, mask_of
+from referee.engine.actions import Action, BigGin, Discard, Knock
+from referee.engine.cards import CARD_VALUES, Card
 from referee.engine.melds import deadwood_by_discard, min_deadwood, min_deadwood_after_discard
 from referee.engine.observation import Observation
 from referee.engine.outcomes import Phase
@@ -63,44 +56,29 @@ class Tuning:
     # The opponent model's two uses, off by default: both lost matches in play against
     # SimpleGinRummyPlayer once the player plays for gin (docs/research.md, "A strong bot").
     danger_weight: float = 0.0  # deadwood points a sure meld card given away costs
-    weighted_stock: bool = False  # draw chances from the opponent model (else uniform)
+    weighted_stock: bool = False  # discards weighed with the model's draw chances (else uniform)
     hold_low: int = 10  # it plays on rather than knock with 1..hold_low deadwood (-1: never)
     hold_stock: int = 2  # ... while the stock holds at least this many cards
 
 
 @dataclass(frozen=True, slots=True)
 class StrongView:
-    """What the player reads: its cards, what it has seen, the opponent's history, what is
-    legal."""
+    """What the player reads: the reference player's view (its cards, what it has seen, what
+    is legal), the opponent's history and the stock."""
 
-    phase: Phase
-    hand: int  # the seat's cards, a 52-bit mask
-    discard_pile: tuple[Card, ...]  # bottom to top
-    opponent_known: int  # the opponent's cards taken from the pile and still held, a mask
+    seen: View
     opponent_hand_size: int
     history: History
     stock_size: int
-    legal: tuple[Action, ...]
-
-    @property
-    def unseen(self) -> list[Card]:
-        """Every card the seat has not seen anywhere."""
-        seen = self.hand | mask_of(self.discard_pile) | self.opponent_known
-        free = FULL_MASK & ~seen
-        return [c for c in range(52) if free >> c & 1]
 
 
 def strong_view_of(obs: Observation) -> StrongView:
     """The view of an engine observation of the seat to act."""
     return StrongView(
-        phase=obs.phase,
-        hand=mask_of(obs.hand),
-        discard_pile=obs.discard_pile,
-        opponent_known=mask_of(obs.opponent_known),
+        seen=view_of(obs),
         opponent_hand_size=obs.opponent_hand_size,
         history=history_of_events(obs.events, 1 - obs.seat, obs.upcard),
         stock_size=obs.stock_size,
-        legal=obs.legal_actions,
     )
 
 
@@ -109,11 +87,12 @@ class Beliefs:
     opponent (``held``) and of coming off the stock next (``draw``, unnormalised)."""
 
     def __init__(self, view: StrongView, tuning: Tuning) -> None:
-        unseen = view.unseen
-        concealed = view.opponent_hand_size - view.opponent_known.bit_count()
+        unseen = view.seen.unseen
+        known_mask = view.seen.opponent_known
+        concealed = view.opponent_hand_size - known_mask.bit_count()
         held = holding_probabilities(unseen, concealed, view.history)
         # Known cards are held for sure; every card absent from ``held`` is not held.
-        known = {c: 1.0 for c in range(52) if view.opponent_known >> c & 1}
+        known = {c: 1.0 for c in range(52) if known_mask >> c & 1}
         self.held = {**held, **known}
         self.draw = [(u, 1.0 - held[u] if tuning.weighted_stock else 1.0) for u in unseen]
         self.total = sum(w for _, w in self.draw)
@@ -126,11 +105,6 @@ class Beliefs:
         return sum(w * min_deadwood_after_discard(hand | 1 << u) for u, w in self.draw) / self.total
 
 
-def _greedy_key(left: dict[Card, int]) -> Callable[[Card], tuple[int, int, int]]:
-    """The greedy bot's order of cards: least deadwood after it, then higher value, index."""
-    return lambda c: (left[c], -CARD_VALUES[c], -c)
-
-
 def _best_discard(
     view: StrongView,
     cards: Sequence[Card],
@@ -141,12 +115,15 @@ def _best_discard(
     """The card of ``cards`` whose discard costs least: expected deadwood plus danger; ties
     and a passed deadline go to the greedy order."""
     beliefs = Beliefs(view, tuning)
-    ranked = sorted(cards, key=_greedy_key(deadwood_by_discard(view.hand)))
+    hand = view.seen.hand
+    left = deadwood_by_discard(hand)
+    # The greedy bot's order: least deadwood left, then the higher card, then the index.
+    ranked = sorted(cards, key=lambda c: (left[c], -CARD_VALUES[c], -c))
     best: tuple[float, int] | None = None
     for order, card in enumerate(ranked):
         if best is not None and deadline is not None and clock() >= deadline:
             break
-        cost = beliefs.expected_deadwood(view.hand & ~(1 << card))
+        cost = beliefs.expected_deadwood(hand & ~(1 << card))
         cost += tuning.danger_weight * meld_danger(card, beliefs.held)
         if best is None or (cost, order) < best:
             best = (cost, order)
@@ -165,37 +142,17 @@ def choose(
     deadline: float | None = None,
     clock: Callable[[], float] = time.monotonic,
 ) -> Action:
-    """The player's answer (an entry of ``view.legal``; see the module docstring)."""
-    legal = view.legal
-    if len(legal) == 1:
-        return legal[0]
-    hand = view.hand
-    kinds = {type(a) for a in legal}
-    if view.phase is Phase.DISCARD:
-        big = next((a for a in legal if isinstance(a, BigGin)), None)
-        if big is not None:
-            return big
-        left = deadwood_by_discard(hand)
-        knocks = [a for a in legal if isinstance(a, Knock)]
-        cards = [a.card for a in legal if isinstance(a, Discard)]
-        if knocks:
-            knock = min(knocks, key=lambda a: _greedy_key(left)(a.card))
-            # A knock that must follow a take (R4.3, R7.3) comes with no discard to play on.
-            if not cards or not _plays_on(left[knock.card], view, tuning):
-                return knock
-        return Discard(_best_discard(view, cards, tuning, deadline, clock))
-    if view.phase is Phase.WALL and DeclareDead not in kinds:
-        return DrawDiscard() if DrawDiscard in kinds else Pass()
-    if DrawDiscard in kinds and view.discard_pile:
-        top = view.discard_pile[-1]
-        after = deadwood_by_discard(hand | 1 << top)
-        taken = min(v for c, v in after.items() if c != top)
-        if view.phase is Phase.WALL:  # wall_rule = rlcard: take only what lowers it now
-            if taken < min_deadwood(hand):
-                return DrawDiscard()
-        elif taken < Beliefs(view, tuning).expected_deadwood(hand):
-            return DrawDiscard()
-    for preferred in (DrawStock(), Pass(), DeclareDead()):
-        if preferred in legal:
-            return preferred
-    return legal[0]
+    """The player's answer (an entry of ``view.seen.legal``; see the module docstring)."""
+    seen = view.seen
+    if seen.phase is not Phase.DISCARD or len(seen.legal) == 1:
+        return lookahead.choose(seen)  # draws and the wall: the reference player's
+    cards = [a.card for a in seen.legal if isinstance(a, Discard)]
+    if any(isinstance(a, Knock | BigGin) for a in seen.legal):
+        # Big gin, else the knock leaving the least deadwood (gin first), as the reference
+        # player. A knock that must follow a take (R4.3, R7.3) comes with no discard.
+        answer = lookahead.choose(seen)
+        if not isinstance(answer, Knock) or not cards:
+            return answer
+        if not _plays_on(deadwood_by_discard(seen.hand)[answer.card], view, tuning):
+            return answer
+    return Discard(_best_discard(view, cards, tuning, deadline, clock))

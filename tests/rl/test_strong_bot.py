@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from ginref_rl.lookahead import View
 from ginref_rl.opponent_model import (
     History,
     history_of_events,
@@ -100,9 +101,8 @@ def test_with_the_model_it_keeps_the_card_the_opponent_would_meld() -> None:
     hand = cards("AC 2C 3C 5H 6H 7H 9S 9D KC QD 4D")
     legal: tuple[Action, ...] = tuple(Discard(c) for c in hand)
     known = cards("QH QS")
-    view = StrongView(
-        Phase.DISCARD, mask_of(hand), (), mask_of(known), 10, History(taken=known), 20, legal
-    )
+    seen = View(Phase.DISCARD, mask_of(hand), (), mask_of(known), legal)
+    view = StrongView(seen, 10, History(taken=known), 20)
     assert choose(view) == Discard(card("QD"))
     modelled = Tuning(danger_weight=6.0, weighted_stock=True)
     assert choose(view, modelled) == Discard(card("KC"))
@@ -113,7 +113,7 @@ def test_it_takes_the_upcard_that_melds_and_leaves_one_that_does_not() -> None:
     hand = mask_of(cards("AC 2C 5H 6H 9S TS KD QC 4D 8C"))
     for top, wanted in (("7H", DrawDiscard()), ("JH", DrawStock())):
         legal: tuple[Action, ...] = (DrawStock(), DrawDiscard())
-        view = StrongView(Phase.DRAW, hand, cards(top), 0, 10, History(), 20, legal)
+        view = StrongView(View(Phase.DRAW, hand, cards(top), 0, legal), 10, History(), 20)
         assert choose(view) == wanted
 
 
@@ -125,14 +125,14 @@ def test_it_plays_for_gin_until_the_stock_runs_low() -> None:
     legal = tuple(a for a in legal if not isinstance(a, Knock) or a.card in cards("4D 2D"))
 
     def view(stock: int) -> StrongView:
-        return StrongView(Phase.DISCARD, mask_of(hand), (), 0, 10, History(), stock, legal)
+        return StrongView(View(Phase.DISCARD, mask_of(hand), (), 0, legal), 10, History(), stock)
 
     assert choose(view(20)) == Discard(card("4D"))
     assert choose(view(1)) == Knock(card("4D"))
     assert choose(view(20), Tuning(hold_low=-1)) == Knock(card("4D"))
     gin = cards("AC 2C 3C 5H 6H 7H 9S TS JS 8S 2D")
     gin_legal: tuple[Action, ...] = (Discard(card("2D")), Knock(card("2D")))
-    at_gin = StrongView(Phase.DISCARD, mask_of(gin), (), 0, 10, History(), 20, gin_legal)
+    at_gin = StrongView(View(Phase.DISCARD, mask_of(gin), (), 0, gin_legal), 10, History(), 20)
     assert choose(at_gin) == Knock(card("2D"))
 
 
