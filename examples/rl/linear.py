@@ -50,10 +50,16 @@ def load(path: Path) -> Weights:
     return weights
 
 
+def legal_logits(weights: Weights, observations: Floats, masks: npt.NDArray[np.int8]) -> Floats:
+    """Each row's logits, -inf for the actions its mask forbids (rows: observations and their
+    masks)."""
+    logits: Floats = np.where(masks > 0, observations @ weights.w + weights.b, -np.inf)
+    return logits
+
+
 def probabilities(weights: Weights, observations: Floats, masks: npt.NDArray[np.int8]) -> Floats:
-    """The softmax over each row's legal actions (rows: observations, and their masks)."""
-    logits = observations @ weights.w + weights.b
-    logits = np.where(masks > 0, logits, -np.inf)
+    """The softmax over each row's legal actions."""
+    logits = legal_logits(weights, observations, masks)
     logits -= logits.max(axis=1, keepdims=True)
     p = np.exp(logits)
     out: Floats = p / p.sum(axis=1, keepdims=True)
@@ -68,8 +74,7 @@ def best(
 ) -> npt.NDArray[np.int64]:
     """Each row's most likely legal action, ties broken at random (so the untrained policy is
     the random bot, and a trained one plays its most likely action rather than a sample)."""
-    logits = observations @ weights.w + weights.b
-    logits = np.where(masks > 0, logits, -np.inf)
+    logits = legal_logits(weights, observations, masks)
     top = logits >= logits.max(axis=1, keepdims=True)
     out: npt.NDArray[np.int64] = np.argmax(rng.random(top.shape) * top, axis=1)
     return out
@@ -83,7 +88,6 @@ def sample(
 ) -> npt.NDArray[np.int64]:
     """An action drawn from each row's softmax over its legal actions (the Gumbel-max trick:
     never an illegal one, whatever the rounding)."""
-    logits = observations @ weights.w + weights.b
-    noisy = np.where(masks > 0, logits + rng.gumbel(size=logits.shape), -np.inf)
+    noisy = legal_logits(weights, observations, masks) + rng.gumbel(size=masks.shape)
     out: npt.NDArray[np.int64] = np.argmax(noisy, axis=1)
     return out

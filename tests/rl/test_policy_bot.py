@@ -53,7 +53,7 @@ def rule_sets(players: int = 2) -> list[Rules]:
     return out
 
 
-@pytest.mark.parametrize(("players", "hands", "least"), [(2, 2, 2000), (3, 3, 2000), (4, 4, 2000)])
+@pytest.mark.parametrize(("players", "hands", "least"), [(2, 2, 1000), (3, 2, 1000), (4, 3, 1000)])
 def test_the_request_gives_the_environments_arrays_and_mask_in_every_position(
     players: int, hands: int, least: int
 ) -> None:
@@ -165,6 +165,23 @@ def test_a_policy_that_cannot_be_loaded_is_one_line_and_exit_2(
     assert message in err and len(err.splitlines()) == 1 and "Traceback" not in err
 
 
+def played_match(args: list[str], out: Path) -> Path:
+    """Play ``ginref match ARGS --out OUT`` through the referee: it ends without a fault or a
+    forfeit, and its one replay log reads without a problem, which is returned."""
+    proc = subprocess.run(
+        [sys.executable, "-m", "ginref", "match", *args, "--out", str(out)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "forfeit" not in proc.stdout, proc.stdout
+    (log,) = out.glob("*.jsonl")
+    assert load_log(log).problems == []
+    return log
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize(
     "policy",
@@ -177,18 +194,7 @@ def test_a_policy_plays_a_whole_match_through_the_referee(policy: str, tmp_path:
     """In the sandbox, as a tournament would run it: by file, and by module with --path."""
     bot = f"{sys.executable} -m ginref_rl.policy_bot {policy}"
     greedy = f"{sys.executable} -m sample_bots.greedy_bot"
-    args = ["match", bot, greedy, "--seed", "11", "--set", "target=40", "--out", str(tmp_path)]
-    proc = subprocess.run(
-        [sys.executable, "-m", "ginref", *args],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-    assert proc.returncode == 0, proc.stdout + proc.stderr
-    assert "forfeit" not in proc.stdout, proc.stdout
-    (log,) = tmp_path.glob("*.jsonl")
-    assert load_log(log).problems == []
+    log = played_match([bot, greedy, "--seed", "11", "--set", "target=40"], tmp_path)
     verify = subprocess.run(
         [sys.executable, "-m", "ginref", "verify", str(log)],
         cwd=ROOT,
@@ -219,18 +225,7 @@ def test_a_policy_plays_three_players_and_partnerships_with_their_arrays(
     bot = f"{sys.executable} -m ginref_rl.policy_bot {policy}:policy"
     greedy = f"{sys.executable} -m sample_bots.greedy_bot"
     bots = [bot, *[greedy] * (players - 1)]
-    args = ["match", *bots, "--seed", "5", "--set", "target=30", "--out", str(tmp_path / "out")]
-    proc = subprocess.run(
-        [sys.executable, "-m", "ginref", *args],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-    assert proc.returncode == 0, proc.stdout + proc.stderr
-    assert "forfeit" not in proc.stdout, proc.stdout
-    (log,) = (tmp_path / "out").glob("*.jsonl")
-    assert load_log(log).problems == []
+    played_match([*bots, "--seed", "5", "--set", "target=30"], tmp_path / "out")
 
 
 def test_the_bots_need_neither_pettingzoo_nor_gymnasium() -> None:

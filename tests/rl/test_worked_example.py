@@ -7,7 +7,6 @@ from __future__ import annotations
 import importlib
 import importlib.util
 import shutil
-import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -18,7 +17,7 @@ import numpy as np
 import pytest
 
 from ginref_rl.batched import GinRummyBatch
-from referee.replay_log import load_log
+from tests.rl.test_policy_bot import played_match
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = ROOT / "examples" / "rl"
@@ -103,15 +102,5 @@ def test_the_trained_policy_plays_a_real_match_through_the_policy_bot(
         shutil.copy(EXAMPLE / name, folder / name)
     linear.save(folder / "weights.npz", trained, seed=3, iterations=8)
     bot = f"{{python}} -m ginref_rl.policy_bot {folder}/policy.py:policy"
-    args = ["match", bot, "{python} -m sample_bots.greedy_bot", "--seed", "4", "--set", "target=30"]
-    proc = subprocess.run(
-        [sys.executable, "-m", "ginref", *args, "--out", str(tmp_path / "out")],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-    assert proc.returncode == 0, proc.stdout + proc.stderr
-    assert "forfeit" not in proc.stdout and "fault" not in proc.stdout.lower(), proc.stdout
-    (log,) = (tmp_path / "out").glob("*.jsonl")
-    assert load_log(log).problems == []
+    greedy = "{python} -m sample_bots.greedy_bot"
+    played_match([bot, greedy, "--seed", "4", "--set", "target=30"], tmp_path / "out")
