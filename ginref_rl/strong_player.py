@@ -53,8 +53,8 @@ from referee.engine.outcomes import Phase
 class Tuning:
     """The player's weights; the defaults are the measured ones (docs/research.md)."""
 
-    # The opponent model's two uses, off by default: both lost matches in play against
-    # SimpleGinRummyPlayer once the player plays for gin (docs/research.md, "A strong bot").
+    # The opponent model's two uses, off by default: against SimpleGinRummyPlayer no gain from
+    # them was shown beyond the noise of the runs there was time for (docs/research.md).
     danger_weight: float = 0.0  # deadwood points a sure meld card given away costs
     weighted_stock: bool = False  # discards weighed with the model's draw chances (else uniform)
     hold_low: int = 10  # it plays on rather than knock with 1..hold_low deadwood (-1: never)
