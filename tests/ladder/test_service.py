@@ -82,7 +82,9 @@ def check_consistent(directory: Path) -> tuple[list[MatchRecord], int]:
     return records, len(schedule) - len(records)
 
 
-def test_the_service_plays_duplicate_pairs_in_fresh_processes_and_rates_each_match_once(tmp_path: Path) -> None:
+def test_the_service_plays_duplicate_pairs_in_fresh_processes_and_rates_each_match_once(
+    tmp_path: Path,
+) -> None:
     directory = season_dir(tmp_path)
     service = Counting(load_season(directory), lanes=2, workers=0, rng=random.Random(1))
     tally = asyncio.run(service.run())
