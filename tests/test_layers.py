@@ -32,7 +32,7 @@ ALLOWED: dict[str, set[str]] = {
     "rl_bots": {"engine", "wire", "sample_bots", "rl", "rl_bots"},
 }
 # The modules of ginref_rl that are bot processes (the rest is the environment and encodings).
-RL_BOTS = {"ginref_rl.policy_bot", "ginref_rl.reference_bot"}
+RL_BOTS = {"ginref_rl.policy_bot", "ginref_rl.reference_bot", "ginref_rl.strong_bot"}
 
 
 def layer(module: str) -> str | None:
