@@ -77,8 +77,14 @@ def view_of_request(request: pb.DecisionRequest) -> View:
     )
 
 
-def make_decide(budget_ms: float = 100.0, clock: Callable[[], float] = time.monotonic) -> Decide:
-    """The reference bot's policy, done weighing discards ``budget_ms`` after each request."""
+def budgeted(
+    choose_by: Callable[[pb.DecisionRequest, float], Action],
+    budget_ms: float = 100.0,
+    clock: Callable[[], float] = time.monotonic,
+) -> Decide:
+    """A look-ahead bot's policy: ``choose_by(request, deadline)`` decides the draws, discards
+    and knocks, done weighing ``budget_ms`` after each request (never later than a quarter of
+    its move time); the greedy bot answers the rest and a request with one legal action."""
 
     def decide(request: pb.DecisionRequest) -> pb.Action:
         start = clock()
@@ -88,10 +94,19 @@ def make_decide(budget_ms: float = 100.0, clock: Callable[[], float] = time.mono
         budget = budget_ms
         if request.move_time_ms > 0:
             budget = min(budget, request.move_time_ms / 4)
-        action = choose(view_of_request(request), deadline=start + budget / 1000, clock=clock)
+        action = choose_by(request, start + budget / 1000)
         return action_of_index(index_of(action), request)
 
     return decide
+
+
+def make_decide(budget_ms: float = 100.0, clock: Callable[[], float] = time.monotonic) -> Decide:
+    """The reference bot's policy, done weighing discards ``budget_ms`` after each request."""
+
+    def choose_by(request: pb.DecisionRequest, deadline: float) -> Action:
+        return choose(view_of_request(request), deadline=deadline, clock=clock)
+
+    return budgeted(choose_by, budget_ms, clock)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -20,13 +20,10 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 
 from ginref_rl import reference_bot
-from ginref_rl.actions import index_of
 from ginref_rl.opponent_model import history_of_events
-from ginref_rl.policy_bot import action_of_index, phase_of_pb
-from ginref_rl.reference_bot import PLAYED
 from ginref_rl.strong_player import StrongView, Tuning, choose
+from referee.engine.actions import Action
 from referee.engine.cards import Card, parse_card
-from sample_bots import greedy_bot
 from sample_bots.client import EXIT_CONFIG, Decide, pb, run_bot
 
 DEFAULT = Tuning()  # a slots dataclass: its class attributes are descriptors, not defaults
@@ -78,19 +75,10 @@ def make_decide(
 ) -> Decide:
     """The strong bot's policy, done weighing discards ``budget_ms`` after each request."""
 
-    def decide(request: pb.DecisionRequest) -> pb.Action:
-        start = clock()
-        phase = phase_of_pb(request.observation.phase)
-        if len(request.legal_actions) == 1 or phase not in PLAYED:
-            return greedy_bot.decide(request)
-        budget = budget_ms
-        if request.move_time_ms > 0:
-            budget = min(budget, request.move_time_ms / 4)
-        view = view_of_request(request)
-        action = choose(view, tuning or Tuning(), deadline=start + budget / 1000, clock=clock)
-        return action_of_index(index_of(action), request)
+    def choose_by(request: pb.DecisionRequest, deadline: float) -> Action:
+        return choose(view_of_request(request), tuning or Tuning(), deadline=deadline, clock=clock)
 
-    return decide
+    return reference_bot.budgeted(choose_by, budget_ms, clock)
 
 
 def _parser() -> argparse.ArgumentParser:

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import functools
 import random
-import subprocess
 import sys
 from itertools import combinations
 from pathlib import Path
@@ -24,10 +23,10 @@ from referee.engine.melds import min_deadwood
 from referee.engine.observation import Observation, observe
 from referee.engine.outcomes import Phase
 from referee.engine.rules import PROFILES, Rules
-from referee.replay_log import load_log
 from referee.requests import SeatRequests, decision_request_pb
 from sample_bots import greedy_bot
 from sample_bots.client import pb
+from tests.support.match_runs import assert_verified, played_match
 from tests.support.scenario import cards
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -168,26 +167,10 @@ def test_the_reference_bot_plays_whole_matches_through_the_referee(tmp_path: Pat
     for opponent, profile in (("greedy_bot", "standard"), ("random_bot", "oklahoma")):
         out = tmp_path / opponent
         other = f"{sys.executable} -m sample_bots.{opponent}"
-        args = ["match", reference, other, "-p", profile, "--seed", "21", "--out", str(out)]
-        proc = subprocess.run(
-            [sys.executable, "-m", "ginref", *args],
-            cwd=ROOT,
-            capture_output=True,
-            text=True,
-            timeout=600,
-        )
-        assert proc.returncode == 0, proc.stdout + proc.stderr
-        assert "forfeit" not in proc.stdout and "target reached" in proc.stdout, proc.stdout
-        (log,) = out.glob("*.jsonl")
-        assert load_log(log).problems == []
-        verify = subprocess.run(
-            [sys.executable, "-m", "ginref", "verify", str(log)],
-            cwd=ROOT,
-            capture_output=True,
-            text=True,
-            timeout=300,
-        )
-        assert verify.returncode == 0, verify.stdout + verify.stderr
+        args = [reference, other, "-p", profile, "--seed", "21"]
+        log, said = played_match(args, out, timeout=600)
+        assert "target reached" in said, said
+        assert_verified(log)
 
 
 def test_the_training_example_of_the_guide_runs() -> None:

@@ -28,10 +28,10 @@ from referee.engine.actions import Knock
 from referee.engine.errors import RulesError
 from referee.engine.observation import observe, observe_seat
 from referee.engine.rules import PROFILES, Rules
-from referee.replay_log import load_log
 from referee.requests import SeatRequests
 from sample_bots.client import EXIT_CONFIG, pb
 from sample_bots.greedy_bot import decide as greedy_decide
+from tests.support.match_runs import assert_verified, played_match
 
 ROOT = Path(__file__).resolve().parents[2]
 VARIANTS: tuple[dict[str, object], ...] = (
@@ -165,23 +165,6 @@ def test_a_policy_that_cannot_be_loaded_is_one_line_and_exit_2(
     assert message in err and len(err.splitlines()) == 1 and "Traceback" not in err
 
 
-def played_match(args: list[str], out: Path) -> Path:
-    """Play ``ginref match ARGS --out OUT`` through the referee: it ends without a fault or a
-    forfeit, and its one replay log reads without a problem, which is returned."""
-    proc = subprocess.run(
-        [sys.executable, "-m", "ginref", "match", *args, "--out", str(out)],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-    assert proc.returncode == 0, proc.stdout + proc.stderr
-    assert "forfeit" not in proc.stdout, proc.stdout
-    (log,) = out.glob("*.jsonl")
-    assert load_log(log).problems == []
-    return log
-
-
 @pytest.mark.slow
 @pytest.mark.parametrize(
     "policy",
@@ -194,15 +177,8 @@ def test_a_policy_plays_a_whole_match_through_the_referee(policy: str, tmp_path:
     """In the sandbox, as a tournament would run it: by file, and by module with --path."""
     bot = f"{sys.executable} -m ginref_rl.policy_bot {policy}"
     greedy = f"{sys.executable} -m sample_bots.greedy_bot"
-    log = played_match([bot, greedy, "--seed", "11", "--set", "target=40"], tmp_path)
-    verify = subprocess.run(
-        [sys.executable, "-m", "ginref", "verify", str(log)],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-    assert verify.returncode == 0, verify.stdout + verify.stderr
+    log, _ = played_match([bot, greedy, "--seed", "11", "--set", "target=40"], tmp_path)
+    assert_verified(log)
 
 
 @pytest.mark.slow

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import functools
 import random
-import subprocess
 import sys
 from pathlib import Path
 
@@ -30,9 +29,9 @@ from referee.engine.match import Match
 from referee.engine.observation import Observation, observe
 from referee.engine.outcomes import Phase
 from referee.engine.rules import PROFILES, Rules
-from referee.replay_log import load_log
 from referee.requests import SeatRequests, decision_request_pb
 from sample_bots import greedy_bot
+from tests.support.match_runs import assert_verified, played_match
 from tests.support.scenario import cards
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -231,23 +230,7 @@ def test_the_strong_bot_plays_whole_matches_through_the_referee(
 ) -> None:
     strong = f"{sys.executable} -m ginref_rl.strong_bot"
     reference = f"{sys.executable} -m ginref_rl.reference_bot"
-    args = ["match", strong, reference, "-p", profile, "--seed", "5", "--out", str(tmp_path)]
-    proc = subprocess.run(
-        [sys.executable, "-m", "ginref", *args],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
-    assert proc.returncode == 0, proc.stdout + proc.stderr
-    assert "forfeit" not in proc.stdout and "target reached" in proc.stdout, proc.stdout
-    (log,) = tmp_path.glob("*.jsonl")
-    assert load_log(log).problems == []
-    verify = subprocess.run(
-        [sys.executable, "-m", "ginref", "verify", str(log)],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-    assert verify.returncode == 0, verify.stdout + verify.stderr
+    args = [strong, reference, "-p", profile, "--seed", "5"]
+    log, said = played_match(args, tmp_path, timeout=600)
+    assert "target reached" in said, said
+    assert_verified(log)

@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 
 from ginref_rl.batched import GinRummyBatch
-from tests.rl.test_policy_bot import played_match
+from tests.support.match_runs import played_match
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = ROOT / "examples" / "rl"
