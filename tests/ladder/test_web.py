@@ -39,6 +39,7 @@ from tests.ladder.web_season import (
     build_season,
     output_text,
 )
+from tests.support.raw_http import exchange
 from tournaments.journal.store import open_journal
 from tournaments.ladder import board
 from tournaments.ladder.season import load_season
@@ -111,12 +112,7 @@ def me(web: LadderWeb, entrant: str, token: str) -> Answer:
 
 def raw(web: LadderWeb, data: bytes) -> bytes:
     """Send ``data`` on a connection of its own; everything the server answers."""
-    with socket.create_connection(web.address, timeout=DEADLINE_S) as sock:
-        sock.sendall(data)
-        out = b""
-        while chunk := sock.recv(65536):
-            out += chunk
-        return out
+    return exchange(web.address, data, DEADLINE_S)
 
 
 def main_of(text: str) -> str:

@@ -28,6 +28,7 @@ from referee.errors import GinRefError
 from replays.spectate import spectator_view
 from tests.support.group_logs import LABELS, two_player_log
 from tests.support.live_tournament import RULES, Tournament, spec
+from tests.support.raw_http import exchange
 from tournaments.journal.records import Forfeit
 from tournaments.live.server import LiveView
 from tournaments.live.watch import (
@@ -985,12 +986,7 @@ def test_only_get_and_head_are_answered(served: tuple[LiveView, Tournament]) -> 
 
 def raw(view: LiveView, data: bytes) -> bytes:
     """Send ``data`` on a connection of its own; everything the server answers."""
-    with socket.create_connection(view.address, timeout=DEADLINE_S) as sock:
-        sock.sendall(data)
-        out = b""
-        while chunk := sock.recv(65536):
-            out += chunk
-        return out
+    return exchange(view.address, data, DEADLINE_S)
 
 
 def test_a_request_too_large_is_refused(served: tuple[LiveView, Tournament]) -> None:
