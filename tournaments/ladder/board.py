@@ -17,10 +17,9 @@ from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass, field
 
 from tournaments.journal.records import MatchRecord
+from tournaments.ladder.rating import Rating
 from tournaments.ladder.season import Season
 from tournaments.ladder.store import SeasonStore
-
-DEFAULT_K = 3.0
 
 
 @dataclass(slots=True)
@@ -92,7 +91,7 @@ def results_of(records: Iterable[MatchRecord]) -> Results:
 def leaderboard(season: Season, store: SeasonStore) -> list[BotRow]:
     """The pool's rows, best first (ties: more matches, then the name), from the counts the
     store keeps as matches are rated: the same cost at any size of the journal."""
-    k = float(season.ladder.rating.get("k", DEFAULT_K))
+    model = season.rating_model
     ratings = store.ratings()
     results = stored_results(store)
     remote = set(season.remote)
@@ -103,18 +102,19 @@ def leaderboard(season: Season, store: SeasonStore) -> list[BotRow]:
     rows: list[BotRow] = []
     for bot, entrant, kind in pool:
         stored = ratings.get(bot)
-        mu, sigma = (stored.mu, stored.sigma) if stored else _initial(season)
+        rating = Rating(stored.mu, stored.sigma) if stored else model.initial()
+        low, high = model.interval(rating)
         rows.append(
             BotRow(
                 0,
                 bot,
                 entrant,
                 kind,
-                mu,
-                sigma,
-                mu - k * sigma,
-                mu - k * sigma,
-                mu + k * sigma,
+                rating.mu,
+                rating.sigma,
+                model.conservative(rating),
+                low,
+                high,
                 results.wins[bot] + results.draws[bot] + results.losses[bot],
                 results.wins[bot],
                 results.draws[bot],
@@ -126,13 +126,6 @@ def leaderboard(season: Season, store: SeasonStore) -> list[BotRow]:
     for n, row in enumerate(rows, 1):
         row.rank = n
     return rows
-
-
-def _initial(season: Season) -> tuple[float, float]:
-    from tournaments.ladder.rating import RatingModel
-
-    first = RatingModel.from_settings(season.ladder.rating).initial()
-    return first.mu, first.sigma
 
 
 def board_text(rows: Sequence[BotRow]) -> str:

@@ -34,6 +34,7 @@ from tournaments.file.config import TournamentConfig, parse_text
 from tournaments.file.toml_lines import Reader
 from tournaments.ladder.archive import ArchiveCaps
 from tournaments.ladder.errors import LadderError
+from tournaments.ladder.rating import RatingModel
 
 SEASON_TOML = "season.toml"
 LADDER_KEYS = ("quota", "deadline", "duplicate", "max_per_bot", "validation", "rating",
@@ -81,6 +82,11 @@ class Season:
     def remote(self) -> list[str]:
         """The remote entrants (the file's ``remote = true`` bots)."""
         return [b.name for b in self.config.bots if b.remote]
+
+    @property
+    def rating_model(self) -> RatingModel:
+        """The ``[ladder.rating]`` model: its ratings, and the leaderboard's mu - k * sigma."""
+        return RatingModel.from_settings(self.ladder.rating)
 
     @property
     def caps(self) -> ArchiveCaps:

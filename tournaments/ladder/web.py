@@ -230,10 +230,6 @@ def entrant_of_token(directory: Path, token: str) -> str | None:
 # --- what each page shows ----------------------------------------------------------------------
 
 
-def _k(season: Season) -> float:
-    return float(season.ladder.rating.get("k", board.DEFAULT_K))
-
-
 def match_line(record: MatchRecord, bot: str, shown: bool) -> web_pages.MatchLine:
     seat = record.seat_of(bot)
     other = next((s for s in range(record.players) if record.seats[s] != bot), seat)
@@ -269,7 +265,15 @@ def bot_view(season: Season, read: Reading, name: str) -> web_pages.BotPage | No
     faults = Counter(f.kind for r in played for f in r.faults if r.seats[f.seat] in mine)
     histories = [(b, read.store.history(b)) for b in reversed(bots)]
     return web_pages.BotPage(
-        season.name, name, kind, _k(season), row, versions, histories, lines, dict(faults)
+        season.name,
+        name,
+        kind,
+        season.rating_model.k,
+        row,
+        versions,
+        histories,
+        lines,
+        dict(faults),
     )
 
 
@@ -362,7 +366,7 @@ class _Pages:
         if request.url.path.startswith("/api/"):
             return Response(board.board_json(rows), media_type="application/json")
         return self._page(
-            web_pages.leaderboard_page(self.season.name, rows, _k(self.season), frozen)
+            web_pages.leaderboard_page(self.season.name, rows, self.season.rating_model.k, frozen)
         )
 
     def bot(self, request: Request) -> Response:
