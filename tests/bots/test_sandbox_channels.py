@@ -40,7 +40,11 @@ def colluders(tmp_path: Path) -> tuple[int, str, str]:
         (sys.executable, str(COLLUDER), "send"), "sender", env=(("COLLUDE_SLOT", str(slot)),)
     )
     receive = BotSpec((sys.executable, str(COLLUDER), "receive"), "receiver")
-    outcome = run_match(send, receive, Rules.profile("standard"), 5, tmp_path, OPTIONS)
+    # One hand, not a match to 100: the bots play at random, so rarely knock (to 100, hundreds
+    # of hands), and each decision of theirs marks or looks at every slot of every channel. A
+    # hand alternates dozens of decisions, and one look after a mark shows a channel.
+    rules = Rules.profile("standard", scope="single_hand")
+    outcome = run_match(send, receive, rules, 5, tmp_path, OPTIONS)
     assert outcome.forfeit is None, outcome.forfeit
     sender = next(tmp_path.glob("*.seat0.sender.log")).read_text()
     receiver = next(tmp_path.glob("*.seat1.receiver.log")).read_text()
