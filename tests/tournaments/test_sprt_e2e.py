@@ -96,6 +96,7 @@ def test_the_exit_status_tells_h0_from_an_inconclusive_test(tmp_path: Path) -> N
     assert code == EXIT_INCONCLUSIVE, output
     assert "inconclusive: no bound was crossed after 2 matches (the maximum)\n" in output
     args = ["--elo0", "0", "--elo1", "150", "--max-matches", "60", "--seed", "3", "-j", "2"]
+    args += ["--processes", "keep"]  # up to 60 matches: not two bot start-ups each
     code, output = run("sprt", FIRST, GREEDY, *args, "--out", str(tmp_path / "b"), "-q")
     assert code == EXIT_H0, output
     assert "H0 accepted" in output
