@@ -1,8 +1,9 @@
 """The strong bot: the strong player (:mod:`ginref_rl.strong_player`) as a bot process.
 
-Run with ``python -m ginref_rl.strong_bot [--budget-ms MS] [--danger-weight W] [--model-stock]
-[--always-knock]`` (the last three switch on the opponent model's uses and switch off the play
-for gin, :class:`~ginref_rl.strong_player.Tuning`). Its decisions take a few
+Run with ``python -m ginref_rl.strong_bot [--budget-ms MS] [--danger-weight W]
+[--no-model-stock] [--always-knock]`` (the last three tune the opponent model's two uses, on by
+default, and switch off the play for gin, :class:`~ginref_rl.strong_player.Tuning`). Its
+decisions take a few
 milliseconds; it stops weighing further discards at ``--budget-ms`` (default 100 ms) after the
 request arrived, and never later than a quarter of the request's ``move_time_ms``, so it never
 touches its bank. The choice of dealer and the defender's play are the greedy bot's (the
@@ -88,12 +89,14 @@ def _parser() -> argparse.ArgumentParser:
         "--danger-weight",
         type=float,
         default=DEFAULT.danger_weight,
-        help="deadwood points a discard the opponent model says would meld costs (default 0)",
+        help=f"deadwood points a discard the opponent model says would meld costs "
+        f"(default {DEFAULT.danger_weight:g}; 0: off)",
     )
     parser.add_argument(
         "--model-stock",
-        action="store_true",
-        help="draw chances from the opponent model instead of uniform",
+        action=argparse.BooleanOptionalAction,
+        default=DEFAULT.weighted_stock,
+        help="draw chances from the opponent model (--no-model-stock: uniform)",
     )
     parser.add_argument(
         "--always-knock",

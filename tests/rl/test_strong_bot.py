@@ -94,18 +94,18 @@ def test_meld_danger_needs_two_partners_held() -> None:
 
 def test_with_the_model_it_keeps_the_card_the_opponent_would_meld() -> None:
     # Two melds and five loose cards: 9S, 9D, KC, QD, 4D. KC and QD leave the same deadwood,
-    # and without the model (the default tuning) it throws QD, as greedy does. The opponent
-    # took QH and QS from the pile: QD would give it a set of queens, so with the model's
-    # danger weighed it throws KC instead.
+    # and without the model it throws QD, as greedy does. The opponent took QH and QS from the
+    # pile: QD would give it a set of queens, so with the model's danger weighed (the default
+    # tuning) it throws KC instead.
     hand = cards("AC 2C 3C 5H 6H 7H 9S 9D KC QD 4D")
     legal: tuple[Action, ...] = tuple(Discard(c) for c in hand)
     known = cards("QH QS")
     seen = View(Phase.DISCARD, mask_of(hand), (), mask_of(known), legal)
     view = StrongView(seen, 10, History(taken=known), 20)
-    assert choose(view) == Discard(card("QD"))
-    modelled = Tuning(danger_weight=6.0, weighted_stock=True)
-    assert choose(view, modelled) == Discard(card("KC"))
-    assert choose(view, Tuning(danger_weight=6.0)) == Discard(card("KC"))
+    unmodelled = Tuning(danger_weight=0.0, weighted_stock=False)
+    assert choose(view, unmodelled) == Discard(card("QD"))
+    assert choose(view) == Discard(card("KC"))
+    assert choose(view, Tuning(danger_weight=6.0, weighted_stock=False)) == Discard(card("KC"))
 
 
 def test_it_takes_the_upcard_that_melds_and_leaves_one_that_does_not() -> None:
@@ -218,8 +218,9 @@ def test_the_bot_answers_within_a_quarter_of_the_move_time() -> None:
 
 def test_the_command_line_gives_the_tuning() -> None:
     assert tuning_of(_parser().parse_args([])) == Tuning()
-    switched = tuning_of(_parser().parse_args(["--danger-weight", "6", "--model-stock"]))
-    assert switched == Tuning(danger_weight=6.0, weighted_stock=True)
+    switched = tuning_of(_parser().parse_args(["--danger-weight", "0", "--no-model-stock"]))
+    assert switched == Tuning(danger_weight=0.0, weighted_stock=False)
+    assert tuning_of(_parser().parse_args(["--danger-weight", "6"])).danger_weight == 6.0
     assert tuning_of(_parser().parse_args(["--always-knock"])).hold_low == -1
 
 
