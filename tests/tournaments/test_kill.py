@@ -36,9 +36,9 @@ from tournaments.journal.store import JOURNAL_FILE, open_journal
 
 pytestmark = pytest.mark.slow  # a real tournament runner, killed and resumed
 
-KILLS = 24  # at least 20 are required
+KILLS = 20  # the number required: 4 chains of 5, each a runner start-up or more (seconds)
 CHAINS = 16  # at most; each takes up to KILLS_PER_CHAIN kills, fewer if a run finishes first
-KILLS_PER_CHAIN = 6
+KILLS_PER_CHAIN = 5
 START_DELAY = 0.4  # at most, seconds: the first kill of a chain, during start-up
 EXTRA_DELAY = 0.3  # at most, seconds after the journal reached the kill's match count
 MARK = "GINREF_KILL_TRIAL"
