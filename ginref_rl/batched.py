@@ -117,7 +117,7 @@ class GinRummyBatch:
 
     def _batch(self, rewards: FloatArray, dones: BoolArray) -> Batch:
         # Every row written as bytes and handed to numpy once.
-        codes: list[bytes] = []
+        codes: list[bytearray] = []
         masks: list[bytes] = []
         to_act: list[int] = []
         for episode in self.episodes:

@@ -62,7 +62,8 @@ import numpy.typing as npt
 from ginref_rl.actions import NUM_ACTIONS, index_of
 from referee.engine.cards import Card, cards_of, mask_of
 from referee.engine.game import Game
-from referee.engine.observation import Observation
+from referee.engine.match import Match
+from referee.engine.observation import Observation, SeatView, seat_view
 from referee.engine.outcomes import Phase
 
 HAND = 0
@@ -162,30 +163,30 @@ def seen_of(obs: Observation) -> Seen:
     )
 
 
+Seats = tuple[tuple[int, bool, bool], ...]
+
+
 class Reading(NamedTuple):
     """A seat's view read straight from a game: what :class:`Seen` holds, cards as masks."""
 
-    phase: Phase
-    hand: int
-    known: int
-    pile: tuple[Card, ...]
-    stock_size: int
-    knock_limit: int
-    taken: Card | None
-    must_knock: bool
-    dealer: bool
-    scores: tuple[int, int]
+    view: SeatView  # the hand, from this seat
+    own: int  # this seat's score (its team's with partnerships)
+    other: int  # the score of the seat it plays the hand against (its team's)
     target: int
-    seats: tuple[tuple[int, bool, bool], ...]
+    seats: Seats  # three players or partnerships: as Seen.seats
 
 
 _new_reading = tuple.__new__
 
 
+def _no_hand(phase: Phase, stock_size: int, knock_limit: int) -> SeatView:
+    """The view of a seat with no cards: before the first deal (R2.2), or sitting out (R10.1)."""
+    return SeatView(phase, 0, 0, (), stock_size, knock_limit, None, False, False)
+
+
 def read(game: Game, seat: int) -> Reading:
     """``seat``'s view of ``game``, as the engine's
-    :func:`~referee.engine.observation.observe_seat` builds it, from the game's public
-    properties alone.
+    :func:`~referee.engine.observation.observe_seat` builds it.
 
     ``observe_seat`` builds a whole observation (the seat's events, the last hand, every score)
     that the encoding does not read: most of an environment step. Tests hold the two equal in
@@ -193,75 +194,29 @@ def read(game: Game, seat: int) -> Reading:
     """
     rules = game.rules
     scores = game.scores
-    players = game.players
-    if players == 2:
-        play, hand_seat, opponent = game, seat, 1 - seat
-    else:
-        table = game.table_of(seat)
-        if table is None:  # sitting out (R10.1): nothing of the hand but its size and limit
-            live = game.tables[0].hand
-            return Reading(
-                game.phase,
-                0,
-                0,
-                (),
-                live.stock_size,
-                live.knock_limit,
-                None,
-                False,
-                False,
-                (scores[game.team_of(seat)], 0),
-                rules.target,
-                _seats(game, seat, None),
-            )
-        play = table.play
-        hand_seat = table.seats.index(seat)
-        opponent = table.seats[1 - hand_seat]
-    h = play.hand
-    seats: tuple[tuple[int, bool, bool], ...] = ()
-    if players == 2:
-        own, other = scores[seat], scores[opponent]
-    else:
-        own, other = scores[game.team_of(seat)], scores[game.team_of(opponent)]
-        seats = _seats(game, seat, opponent)
-    if h is None:  # the high cutter has not chosen yet (R2.2): no hand is dealt
-        return Reading(
-            play.phase,
-            0,
-            0,
-            (),
-            0,
-            rules.knock_limit,
-            None,
-            False,
-            False,
-            (own, other),
-            rules.target,
-            seats,
-        )
-    # What a seat took and whether it must knock are seen by that seat on its own turn only.
-    own_turn = play.to_act == hand_seat
-    # The tuple built directly: the NamedTuple's own __new__ is a Python call, every step.
-    return _new_reading(
-        Reading,
-        (
-            play.phase,
-            h.held(hand_seat),
-            h.known(1 - hand_seat),
-            h.pile,
-            h.stock_size,
-            h.knock_limit,
-            h.taken if own_turn else None,
-            own_turn and h.must_knock,
-            h.dealer == hand_seat,
-            (own, other),
-            rules.target,
-            seats,
-        ),
+    if isinstance(game, Match):  # two players: the one table, hand seats are match seats
+        view = seat_view(game, seat) or _no_hand(game.phase, 0, rules.knock_limit)
+        # The tuple built directly: the NamedTuple's own __new__ is a Python call, every step.
+        return _new_reading(Reading, (view, scores[seat], scores[1 - seat], rules.target, ()))
+    table = game.table_of(seat)
+    if table is None:  # sitting out (R10.1): nothing of the hand but its size and limit
+        live = game.tables[0].hand
+        view = _no_hand(game.phase, live.stock_size, live.knock_limit)
+        return Reading(view, scores[game.team_of(seat)], 0, rules.target, _seats(game, seat, None))
+    play = table.play
+    hand_seat = table.seats.index(seat)
+    opponent = table.seats[1 - hand_seat]
+    view = seat_view(play, hand_seat) or _no_hand(play.phase, 0, rules.knock_limit)
+    return Reading(
+        view,
+        scores[game.team_of(seat)],
+        scores[game.team_of(opponent)],
+        rules.target,
+        _seats(game, seat, opponent),
     )
 
 
-def _seats(game: Game, seat: int, opponent: int | None) -> tuple[tuple[int, bool, bool], ...]:
+def _seats(game: Game, seat: int, opponent: int | None) -> Seats:
     scores, players, out = game.scores, game.players, game.sitting_out
     return tuple(
         (scores[game.team_of(s)], s == opponent, s == out)
@@ -271,21 +226,21 @@ def _seats(game: Game, seat: int, opponent: int | None) -> tuple[tuple[int, bool
 
 def seen_in(game: Game, seat: int, legal: tuple[int, ...] = ()) -> Seen:
     """:func:`read` as a :class:`Seen`; ``legal``: the seat's legal indices, if it is to act."""
-    r = read(game, seat)
+    view, own, other, target, seats = read(game, seat)
     return Seen(
-        phase=r.phase,
-        hand=tuple(cards_of(r.hand)),
-        opponent_known=tuple(cards_of(r.known)),
-        discard_pile=r.pile,
-        stock_size=r.stock_size,
-        knock_limit=r.knock_limit,
-        taken=r.taken,
-        must_knock=r.must_knock,
-        dealer=r.dealer,
-        scores=r.scores,
-        target=r.target,
+        phase=view.phase,
+        hand=tuple(cards_of(view.hand)),
+        opponent_known=tuple(cards_of(view.opponent_known)),
+        discard_pile=view.pile,
+        stock_size=view.stock_size,
+        knock_limit=view.knock_limit,
+        taken=view.taken,
+        must_knock=view.must_knock,
+        dealer=view.dealer,
+        scores=(own, other),
+        target=target,
         legal=legal,
-        seats=r.seats,
+        seats=seats,
     )
 
 
@@ -312,19 +267,7 @@ _SCALARS = struct.Struct("<6f")
 _FLOAT = struct.Struct("<f")
 _FLOAT32 = np.dtype(np.float32)  # an instance: frombuffer parses a type each call
 _SEAT = struct.Struct("<3f")
-
-
-def _cards(mask: int) -> bytes:
-    if not mask:
-        return _NO_CARDS
-    return b"".join(
-        (
-            _SUIT[mask & 0x1FFF],
-            _SUIT[mask >> 13 & 0x1FFF],
-            _SUIT[mask >> 26 & 0x1FFF],
-            _SUIT[mask >> 39 & 0x1FFF],
-        )
-    )
+_JOIN = bytearray().join  # a bytearray's join makes a new bytearray
 
 
 # The pile's codes by pile: a pile is seen again and again (each seat, each phase of a turn)
@@ -334,11 +277,7 @@ _PILES_KEPT = 4096
 
 
 def _pile(pile: tuple[Card, ...]) -> bytes:
-    if not pile:
-        return _NO_CARDS
-    code = _PILES.get(pile)
-    if code is not None:
-        return code
+    """The pile's code, not yet kept (a reader looks in _PILES first)."""
     below = _PILES.get(pile[:-1])
     if below is None:
         out = bytearray(_NO_CARDS)
@@ -355,59 +294,61 @@ def _pile(pile: tuple[Card, ...]) -> bytes:
     return code
 
 
-def encode_bytes(r: Reading) -> bytes:
-    """The array form of a reading as float32 bytes (the layout is in the module docstring)."""
-    pile = r.pile
-    target = r.target
-    hand, known = r.hand, r.known
+def encode_bytes(r: Reading) -> bytearray:
+    """The array form of a reading as float32 bytes (the layout is in the module docstring),
+    in a new buffer: ``np.frombuffer`` makes it an array without copying it again."""
+    view, own, other, target, seats = r
+    phase, hand, known, pile, stock_size, knock_limit, taken, must_knock, dealer = view
+    s = _SUIT
     parts = [
-        _SUIT[hand & 0x1FFF],
-        _SUIT[hand >> 13 & 0x1FFF],
-        _SUIT[hand >> 26 & 0x1FFF],
-        _SUIT[hand >> 39 & 0x1FFF],
-        _cards(known) if known else _NO_CARDS,
-        _pile(pile),
+        s[hand & 0x1FFF],
+        s[hand >> 13 & 0x1FFF],
+        s[hand >> 26 & 0x1FFF],
+        s[hand >> 39 & 0x1FFF],
+        s[known & 0x1FFF]
+        + s[known >> 13 & 0x1FFF]
+        + s[known >> 26 & 0x1FFF]
+        + s[known >> 39 & 0x1FFF]
+        if known
+        else _NO_CARDS,
+        (_PILES.get(pile) or _pile(pile)) if pile else _NO_CARDS,
         _ONE_HOT[pile[-1]] if pile else _NO_CARDS,
-        _NO_CARDS if r.taken is None else _ONE_HOT[r.taken],
-        _PHASE_HOT[r.phase._value_],
+        _NO_CARDS if taken is None else _ONE_HOT[taken],
+        _PHASE_HOT[phase._value_],
         _SCALARS.pack(
-            r.stock_size / FULL_STOCK,
-            r.knock_limit / 10.0,
-            r.scores[0] / target,
-            r.scores[1] / target,
-            r.dealer,
-            r.must_knock,
+            stock_size / FULL_STOCK,
+            knock_limit / 10.0,
+            own / target,
+            other / target,
+            dealer,
+            must_knock,
         ),
     ]
-    if r.seats:
-        parts += [_SEAT.pack(score / target, opponent, out) for score, opponent, out in r.seats]
-    return b"".join(parts)
+    if seats:
+        parts += [_SEAT.pack(score / target, opponent, out) for score, opponent, out in seats]
+    return _JOIN(parts)
 
 
 def array_in(game: Game, seat: int) -> FloatArray:
     """``seat``'s array form in ``game``: ``encode_array(seen_of(observe_seat(game, seat)))``."""
-    return np.frombuffer(bytearray(encode_bytes(read(game, seat))), _FLOAT32)
+    return np.frombuffer(encode_bytes(read(game, seat)), _FLOAT32)
 
 
 def encode_array(seen: Seen) -> FloatArray:
     """The array form of a :class:`Seen` (the layout is in the module docstring)."""
-    code = encode_bytes(
-        Reading(
-            seen.phase,
-            mask_of(seen.hand),
-            mask_of(seen.opponent_known),
-            seen.discard_pile,
-            seen.stock_size,
-            seen.knock_limit,
-            seen.taken,
-            seen.must_knock,
-            seen.dealer,
-            seen.scores,
-            seen.target,
-            seen.seats,
-        )
+    view = SeatView(
+        seen.phase,
+        mask_of(seen.hand),
+        mask_of(seen.opponent_known),
+        seen.discard_pile,
+        seen.stock_size,
+        seen.knock_limit,
+        seen.taken,
+        seen.must_knock,
+        seen.dealer,
     )
-    return np.frombuffer(bytearray(code), _FLOAT32)
+    own, other = seen.scores
+    return np.frombuffer(encode_bytes(Reading(view, own, other, seen.target, seen.seats)), _FLOAT32)
 
 
 def encode_dict(seen: Seen) -> dict[str, Any]:

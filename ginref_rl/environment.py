@@ -59,8 +59,9 @@ from ginref_rl.encoding import (
     PER_SEAT,
     PHASES,
     SEAT_SCORE,
-    array_in,
+    encode_bytes,
     encode_dict,
+    read,
     seen_in,
     size,
 )
@@ -74,6 +75,7 @@ ObservationForm = Literal["array", "dict"]
 FORMS: tuple[str, ...] = ("array", "dict")
 _NO_ACTIONS = bytes(NUM_ACTIONS)
 _INT8 = np.dtype(np.int8)
+_FLOAT32 = np.dtype(np.float32)
 
 
 def agent_names(players: int) -> tuple[str, ...]:
@@ -192,13 +194,29 @@ class GinRummyEnv(AECEnv):  # type: ignore[misc]
         self.agent_selection = self._agent_to_act()
 
     def observe(self, agent: str) -> dict[str, Any]:
+        return self._observe(self._seat_of[agent])
+
+    def last(
+        self, observe: bool = True
+    ) -> tuple[dict[str, Any] | None, float, bool, bool, dict[str, Any]]:
+        """The observation, cumulative reward, termination, truncation and info of the agent
+        to act (PettingZoo's own, without its generic layers: it is called every step)."""
+        agent = self.agent_selection
+        return (
+            self._observe(self._seat_of[agent]) if observe else None,
+            self._cumulative_rewards[agent],
+            self.terminations[agent],
+            self.truncations[agent],
+            self.infos[agent],
+        )
+
+    def _observe(self, seat: int) -> dict[str, Any]:
         episode = self.episode
         game = episode.game or episode.started()
-        seat = self._seat_of[agent]
         mask = (episode._mask or episode.mask()) if game.to_act == seat else _NO_ACTIONS
         form: Any
         if self.observation_form == "array":
-            form = array_in(game, seat)
+            form = np.frombuffer(encode_bytes(read(game, seat)), _FLOAT32)
         else:
             legal = tuple(i for i, on in enumerate(mask) if on)
             form = encode_dict(seen_in(game, seat, legal))
@@ -228,8 +246,10 @@ class GinRummyEnv(AECEnv):  # type: ignore[misc]
             self._quiet = True
         if played.rewards is not None:
             self._ended(played)
-        else:
-            self.agent_selection = self._agent_to_act()
+        else:  # _agent_to_act() written out: this is every step
+            seat = (self.episode.game or self.episode.started()).to_act
+            assert seat is not None  # the match goes on
+            self.agent_selection = self._names[seat]
 
     def _ended(self, played: Played) -> None:
         """A step that ended one or more hands, or the match."""

@@ -67,6 +67,8 @@ _DRAW_STOCK = DrawStock()
 _DRAW_DISCARD = DrawDiscard()
 _PASS = Pass()
 _DECLARE_DEAD = DeclareDead()
+# The events of draws and discards built directly: a NamedTuple's own __new__ is a Python call.
+_new_event = tuple.__new__
 # The defender_play values under which the defender declares its play (phase DEFENDER, R6.6).
 _DECLARING = frozenset({"declared", "declared_melds"})
 
@@ -356,7 +358,7 @@ class Match:
         h._taken = None
         h._stock_only = False
         h._turns += 1
-        h._events.append(Event(seat, "draw_stock", card))
+        h._events.append(_new_event(Event, (seat, "draw_stock", card)))
         h._phase = Phase.DISCARD
 
     def _do_take(self) -> None:
@@ -373,7 +375,8 @@ class Match:
         h._taken = card
         h._taken_upcard = was_phase is Phase.UPCARD_OFFER
         h._turns += 1
-        h._events.append(Event(seat, "take_upcard" if h._taken_upcard else "draw_discard", card))
+        kind = "take_upcard" if h._taken_upcard else "draw_discard"
+        h._events.append(_new_event(Event, (seat, kind, card)))
         h._phase = Phase.DISCARD
         if was_phase is Phase.WALL and rules.wall_rule != "rlcard":
             h._must_knock = True
@@ -393,7 +396,7 @@ class Match:
         h._hands[seat] &= ~(1 << card)
         h._known[seat] &= ~(1 << card)
         h._pile.append(card)
-        h._events.append(Event(seat, "discard", card))
+        h._events.append(_new_event(Event, (seat, "discard", card)))
         repeat = h._taken == card
         # R4.3 allowed_gra: the card's first discarder may take it back on their next turn only
         # to knock; the upcard was nobody's discard, and any other discard lifts the bar.
