@@ -32,7 +32,8 @@ SCREEN = 240  # the emulator's columns, wider than any width the command is give
 
 
 def tournament_file(tmp_path: Path) -> Path:
-    text = 'name = "term"\nseed = 4\nmatches = 4\n'
+    # Kept processes: each bot starts once, not once a match; what is printed is the same.
+    text = 'name = "term"\nseed = 4\nmatches = 4\nprocesses = "keep"\n'
     text += "[faults]\nexit_grace = 0.5\nkill_grace = 0.5\n"
     bots = [
         ("play", "play"),
