@@ -34,13 +34,27 @@ import numpy as np
 import numpy.typing as npt
 
 from ginref_rl.actions import NUM_ACTIONS
-from ginref_rl.encoding import FloatArray, Int8Array, encode_bytes, read, size
+from ginref_rl.encoding import (
+    JOIN,
+    FloatArray,
+    Int8Array,
+    Reading,
+    encode_parts,
+    encode_rows,
+    read,
+    size,
+)
 from ginref_rl.episode import Episode, Reward, rules_of
 from referee.engine.outcomes import MatchResult
 from referee.engine.rules import Rules
 
 IntArray = npt.NDArray[np.int64]
 BoolArray = npt.NDArray[np.bool_]
+_FLOAT32 = np.dtype(np.float32)
+_INT8 = np.dtype(np.int8)
+# From this many games on, the observations are written column by column (encode_rows): the
+# numpy calls of a column cost more than a few games' rows of bytes, and less than many.
+BY_COLUMNS = 64
 
 
 class Batch(NamedTuple):
@@ -116,22 +130,25 @@ class GinRummyBatch:
         return self._batch(rewards, dones)
 
     def _batch(self, rewards: FloatArray, dones: BoolArray) -> Batch:
-        # Every row written as bytes and handed to numpy once.
-        codes: list[bytearray] = []
+        readings: list[Reading] = []
         masks: list[bytes] = []
         to_act: list[int] = []
         for episode in self.episodes:
-            game = episode.started()
+            game = episode.game or episode.started()
             seat = game.to_act
             assert seat is not None  # a finished match was replaced by the next one
-            codes.append(encode_bytes(read(game, seat)))
-            masks.append(episode.mask())
+            readings.append(read(game, seat))
+            masks.append(episode._mask or episode.mask())
             to_act.append(seat)
-        observations = np.frombuffer(bytearray(b"".join(codes)), np.float32)
-        action_masks = np.frombuffer(bytearray(b"".join(masks)), np.int8)
+        n = self.n
+        if n >= BY_COLUMNS:
+            observations = encode_rows(readings, self.players)
+        else:  # every row's pieces joined at once into the batch's array: no buffer per game
+            parts = [piece for r in readings for piece in encode_parts(r)]
+            observations = np.frombuffer(JOIN(parts), _FLOAT32).reshape(n, self.size)
         return Batch(
-            observations.reshape(self.n, self.size),
-            action_masks.reshape(self.n, NUM_ACTIONS),
+            observations,
+            np.frombuffer(JOIN(masks), _INT8).reshape(n, NUM_ACTIONS),
             np.array(to_act, dtype=np.int64),
             rewards,
             dones,

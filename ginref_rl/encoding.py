@@ -267,7 +267,7 @@ _SCALARS = struct.Struct("<6f")
 _FLOAT = struct.Struct("<f")
 _FLOAT32 = np.dtype(np.float32)  # an instance: frombuffer parses a type each call
 _SEAT = struct.Struct("<3f")
-_JOIN = bytearray().join  # a bytearray's join makes a new bytearray
+JOIN = bytearray().join  # a bytearray's join makes a new bytearray
 
 
 # The pile's codes by pile: a pile is seen again and again (each seat, each phase of a turn)
@@ -294,9 +294,9 @@ def _pile(pile: tuple[Card, ...]) -> bytes:
     return code
 
 
-def encode_bytes(r: Reading) -> bytearray:
-    """The array form of a reading as float32 bytes (the layout is in the module docstring),
-    in a new buffer: ``np.frombuffer`` makes it an array without copying it again."""
+def encode_parts(r: Reading) -> list[bytes]:
+    """The array form of a reading as pieces of float32 bytes, in order (the layout is in the
+    module docstring): joined, one observation; the pieces of many, joined at once, a batch."""
     view, own, other, target, seats = r
     phase, hand, known, pile, stock_size, knock_limit, taken, must_knock, dealer = view
     s = _SUIT
@@ -326,7 +326,49 @@ def encode_bytes(r: Reading) -> bytearray:
     ]
     if seats:
         parts += [_SEAT.pack(score / target, opponent, out) for score, opponent, out in seats]
-    return _JOIN(parts)
+    return parts
+
+
+def encode_bytes(r: Reading) -> bytearray:
+    """The array form of a reading as float32 bytes, in a new buffer: ``np.frombuffer`` makes
+    it an array without copying it again."""
+    return JOIN(encode_parts(r))
+
+
+_PHASE_NUMBER = {p._value_: i for p, i in PHASE_INDEX.items()}
+
+
+def encode_rows(readings: Sequence[Reading], players: int = 2) -> FloatArray:
+    """The array forms of many readings as one ``(len(readings), size(players))`` array: what
+    :func:`encode_bytes` writes row by row, written column by column with numpy, so that the
+    work of each column is shared by every row (worth it for some dozens of rows or more)."""
+    n = len(readings)
+    out = np.zeros((n, size(players)), np.float32)
+    views, own, other, target, seats = zip(*readings, strict=True)
+    phase, hand, known, pile, stock, limit, taken, must_knock, dealer = zip(*views, strict=True)
+    rows = np.arange(n)
+    for at, masks in ((HAND, hand), (OPPONENT_KNOWN, known)):
+        octets = np.array(masks, dtype="<u8").view(np.uint8).reshape(n, 8)
+        out[:, at : at + 52] = np.unpackbits(octets, axis=1, bitorder="little")[:, :52]
+    codes = [(_PILES.get(p) or _pile(p)) if p else _NO_CARDS for p in pile]
+    out[:, PILE : PILE + 52] = np.frombuffer(b"".join(codes), _FLOAT32).reshape(n, 52)
+    for at, one in ((TOP, [p[-1] if p else -1 for p in pile]), (TAKEN, taken)):
+        card = np.array([-1 if c is None else c for c in one], dtype=np.int64)
+        some = card >= 0
+        out[rows[some], at + card[some]] = 1.0
+    out[rows, PHASE + np.array([_PHASE_NUMBER[p._value_] for p in phase])] = 1.0
+    goal = np.array(target, dtype=np.float64)
+    out[:, STOCK] = np.array(stock, dtype=np.float64) / FULL_STOCK
+    out[:, KNOCK_LIMIT] = np.array(limit, dtype=np.float64) / 10.0
+    out[:, OWN_SCORE] = np.array(own, dtype=np.float64) / goal
+    out[:, OPPONENT_SCORE] = np.array(other, dtype=np.float64) / goal
+    out[:, DEALER] = dealer
+    out[:, MUST_KNOCK] = must_knock
+    if players > 2:
+        block = np.array(seats, dtype=np.float64).reshape(n, players, PER_SEAT)
+        block[:, :, SEAT_SCORE] /= goal[:, None]
+        out[:, GROUP:] = block.reshape(n, PER_SEAT * players)
+    return out
 
 
 def array_in(game: Game, seat: int) -> FloatArray:

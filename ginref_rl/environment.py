@@ -54,13 +54,14 @@ from ginref_rl.actions import NUM_ACTIONS, indices_of
 from ginref_rl.encoding import (
     FULL_STOCK,
     GROUP,
+    JOIN,
     OPPONENT_SCORE,
     OWN_SCORE,
     PER_SEAT,
     PHASES,
     SEAT_SCORE,
-    encode_bytes,
     encode_dict,
+    encode_parts,
     read,
     seen_in,
     size,
@@ -216,7 +217,7 @@ class GinRummyEnv(AECEnv):  # type: ignore[misc]
         mask = (episode._mask or episode.mask()) if game.to_act == seat else _NO_ACTIONS
         form: Any
         if self.observation_form == "array":
-            form = np.frombuffer(encode_bytes(read(game, seat)), _FLOAT32)
+            form = np.frombuffer(JOIN(encode_parts(read(game, seat))), _FLOAT32)
         else:
             legal = tuple(i for i, on in enumerate(mask) if on)
             form = encode_dict(seen_in(game, seat, legal))

@@ -8,11 +8,13 @@ import numpy as np
 import pytest
 
 from ginref_rl import actions as A
+from ginref_rl import batched
 from ginref_rl import encoding as E
 from ginref_rl.batched import GinRummyBatch
 from ginref_rl.environment import GinRummyEnv
-from ginref_rl.episode import Reward
+from ginref_rl.episode import Episode, Reward
 from referee.engine.rules import Rules
+from tests.rl.test_environment import rule_sets as env_rule_sets
 
 SEEDS = [5, 17, 40, 41]
 
@@ -100,3 +102,39 @@ def test_an_illegal_action_names_its_game_and_bad_sizes_are_refused() -> None:
         batch.reset(seed=[1])
     with pytest.raises(ValueError, match="one game or more"):
         GinRummyBatch(0)
+
+
+def test_rows_written_by_columns_are_the_rows_written_one_by_one() -> None:
+    """encode_rows (a large batch's observations) against encode_bytes, row for row, in every
+    phase reached by random play: every profile with its variants, three players and
+    partnerships (seats sitting out), and before the first deal (cut_high_chooses)."""
+    rule_sets = [*env_rule_sets(), Rules.profile("oklahoma", players=3)]
+    rule_sets.append(Rules.profile("standard", players=4))
+    for k, rules in enumerate(rule_sets):
+        rng = np.random.default_rng(k)
+        episode = Episode(rules)
+        game = episode.reset(k)
+        readings = []
+        for _ in range(150):
+            readings += [E.read(game, seat) for seat in range(rules.players)]
+            if game.result is not None:
+                game = episode.reset()
+                continue
+            episode.play(int(rng.choice(np.flatnonzero(np.frombuffer(episode.mask(), np.int8)))))
+        # must_knock is rare in random play: some readings as if the seat had to knock.
+        readings += [r._replace(view=r.view._replace(must_knock=True)) for r in readings[::7]]
+        rows = np.frombuffer(b"".join(E.encode_bytes(r) for r in readings), np.float32)
+        expected = rows.reshape(len(readings), E.size(rules.players))
+        assert np.array_equal(E.encode_rows(readings, rules.players), expected), rules
+
+
+def test_a_large_batch_plays_as_single_environments_too(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The batch's observations written by columns, as a batch of BY_COLUMNS games or more
+    writes them, in the comparison with single environments."""
+    monkeypatch.setattr(batched, "BY_COLUMNS", 1)
+    test_a_batch_plays_as_single_environments_with_the_same_seeds(
+        Rules.profile("standard", players=4), "hand", 300
+    )
+    test_a_batch_plays_as_single_environments_with_the_same_seeds(
+        Rules.profile("standard"), "hand", 300
+    )
