@@ -12,13 +12,17 @@ import signal
 import threading
 from pathlib import Path
 from types import FrameType
+from typing import TYPE_CHECKING
 
 import click
 
 from ginref.option_spec import Given, with_options
 from ginref.option_table import HOST, INTERVAL, PORT
 from referee.errors import GinRefError
-from tournaments.live.server import DEFAULT_PORT, LiveView
+from tournaments.live import DEFAULT_PORT
+
+if TYPE_CHECKING:
+    from tournaments.live.server import LiveView
 
 
 def live_view(
@@ -26,6 +30,10 @@ def live_view(
 ) -> LiveView:
     """The live page of the tournament in ``directory``, its tables drawn by the replays'
     spectator view: for ``ginref live`` and ``ginref serve``."""
+    # Imported here, for the commands that serve the page: the server (uvicorn, the watch, the
+    # report's formatting) would cost every ginref command its start-up time.
+    from tournaments.live.server import LiveView
+
     return LiveView(directory, host, port, interval=interval)
 
 

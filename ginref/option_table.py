@@ -29,7 +29,7 @@ from referee.settings import (
 )
 from tournaments.file.config import FORMATS
 from tournaments.file.config import PROCESSES as PROCESS_KINDS
-from tournaments.live.server import DEFAULT_PORT
+from tournaments.live import DEFAULT_PORT
 from tournaments.results.sprt import MODELS, SprtSettings
 
 

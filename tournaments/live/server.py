@@ -52,6 +52,7 @@ from typing import Any
 import uvicorn
 
 from referee.errors import GinRefError
+from tournaments.live import DEFAULT_PORT
 from tournaments.live.guarded import (
     bind,
     bound_address,
@@ -63,7 +64,6 @@ from tournaments.live.lobby import read_lobby
 from tournaments.live.watch import TournamentWatch
 
 PAGE_FILE = "live-page.html"  # package data of ``tournaments.live``
-DEFAULT_PORT = 8080
 MATCH_PATH = "/api/match/"
 SERVER_NAME = "ginref-live"
 

@@ -31,10 +31,16 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
-import numpy as np
-from numpy.typing import ArrayLike, NDArray
+# numpy (and scipy, below) are imported by the functions that compute: the settings and the
+# names are read by every ginref command's options, and numpy would cost each one its start-up
+# time.
+if TYPE_CHECKING:
+    import numpy as np
+    from numpy.typing import ArrayLike, NDArray
+
+    Floats = NDArray[np.float64]
 
 Model = Literal["logistic", "normalized"]
 MODELS: tuple[Model, ...] = ("logistic", "normalized")
@@ -45,8 +51,6 @@ TRINOMIAL = (0.0, 0.5, 1.0)  # score per match of each category: loss, no winner
 PENTANOMIAL = (0.0, 0.25, 0.5, 0.75, 1.0)  # per match of a pair: 0, 0.5, 1, 1.5, 2 points
 DEFAULT_MAX_MATCHES = 20_000
 CHUNK = 512  # units whose LLRs are computed in one call
-
-Floats = NDArray[np.float64]
 
 
 def elo_to_score(elo: float) -> float:
@@ -116,6 +120,8 @@ class SprtSettings:
 
 def category_scores(categories: int) -> Floats:
     """The per-match score of each of ``categories`` (3: trinomial, 5: pentanomial)."""
+    import numpy as np
+
     if categories == 3:
         return np.array(TRINOMIAL)
     if categories == 5:
@@ -128,6 +134,7 @@ def _constrained(phat: Floats, phi: Floats) -> Floats:
     they sum to 1 (equation 1.2 of Van den Bergh; 4.9 of the normalized note): the root of
     ``sum(phat * phi / (1 + theta * phi))``, which decreases in ``theta`` between
     ``-1 / max(phi)`` and ``-1 / min(phi)``, where it runs from +inf to -inf."""
+    import numpy as np
     from scipy.optimize.elementwise import find_root  # type: ignore[import-untyped]
 
     low = -1.0 / phi.max(axis=-1)
@@ -152,6 +159,8 @@ def _constrained(phat: Floats, phi: Floats) -> Floats:
 
 def _probabilities(counts: ArrayLike) -> tuple[Floats, Floats, Floats]:
     """Regularised counts as distributions, their totals, and the category scores."""
+    import numpy as np
+
     raw = np.asarray(counts, dtype=float)
     regular = np.where(raw == 0.0, REGULARIZE, raw)
     total = regular.sum(axis=-1)
@@ -161,6 +170,8 @@ def _probabilities(counts: ArrayLike) -> tuple[Floats, Floats, Floats]:
 def llr(counts: ArrayLike, settings: SprtSettings) -> Floats:
     """The GSPRT log-likelihood ratio of H1 against H0 for ``counts`` (shape ``(..., K)``,
     categories ordered by score: ``[L, D, W]`` or ``[LL, LD, WL+DD, WD, WW]``)."""
+    import numpy as np
+
     phat, total, scores = _probabilities(counts)
     if settings.model == "logistic":
         p0 = _logistic_mle(phat, scores, elo_to_score(settings.elo0))
@@ -177,6 +188,8 @@ def llr(counts: ArrayLike, settings: SprtSettings) -> Floats:
 
 def _logistic_mle(phat: Floats, scores: Floats, s: float) -> Floats:
     """The distribution closest to ``phat`` (maximum likelihood) whose expected score is ``s``."""
+    import numpy as np
+
     phi = np.broadcast_to(scores - s, phat.shape)
     return _constrained(phat, np.ascontiguousarray(phi))
 
@@ -184,6 +197,8 @@ def _logistic_mle(phat: Floats, scores: Floats, s: float) -> Floats:
 def _normalized_mle(phat: Floats, scores: Floats, t: float, rounds: int = 10) -> Floats:
     """The distribution closest to ``phat`` whose ``(mean - 1/2) / sd`` is ``t``, by the fixed
     point of the normalized note (section 4.1), from the uniform distribution, as fastchess."""
+    import numpy as np
+
     p = np.full(phat.shape, 1.0 / phat.shape[-1])
     for _ in range(rounds):
         mu = np.sum(p * scores, axis=-1, keepdims=True)
@@ -218,6 +233,8 @@ class EloEstimate:
 
 def estimate(counts: Sequence[int]) -> EloEstimate | None:
     """The Elo difference with its 95% interval, the nElo and the LOS; None before any unit."""
+    import numpy as np
+
     raw = np.asarray(counts, dtype=float)
     units = float(raw.sum())
     if units == 0:
@@ -267,6 +284,8 @@ def advance(
     ``c`` adds to the counts. Returns, per run, the counts after its last unit counted, the
     units counted (``n`` if no bound was crossed), the decision (1: H1, 0: H0, -1: none yet)
     and the LLR after the last unit counted."""
+    import numpy as np
+
     runs, n = drawn.shape
     cumulative = counts[:, None, :] + np.cumsum(steps_of[drawn], axis=1)
     values = llr(cumulative.reshape(runs * n, -1), settings).reshape(runs, n)
@@ -333,6 +352,8 @@ class SequentialTest:
     def extend(self, results: Iterable[tuple[int, float]]) -> None:
         """Record many games' scores, then count every unit they complete: the LLRs of all the
         new units come from one call (a resumed test of thousands of matches is quick)."""
+        import numpy as np
+
         self.results.update(results)
         if self.finished:
             return
@@ -373,6 +394,8 @@ class Simulation:
 
     def share(self, decision: int) -> float:
         """The share of runs that ended in ``decision``."""
+        import numpy as np
+
         return float(np.mean(self.decisions == decision))
 
 
@@ -392,6 +415,8 @@ def simulate(
     category) says what a unit adds to the counts the LLR reads, e.g. a pair's two matches to
     trinomial counts; by default each unit counts in its own category. The LLRs of every unit of
     every run still going are computed in one call per ``chunk`` units."""
+    import numpy as np
+
     p = np.asarray(probabilities, dtype=float)
     steps_of = np.eye(p.size) if increments is None else np.asarray(increments, dtype=float)
     # Matches per unit: a pentanomial unit is a pair, and so is a row that adds two matches.
