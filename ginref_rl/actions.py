@@ -119,6 +119,7 @@ _SUIT_BYTES = [_suit_bytes(m) for m in range(1 << 13)]
 _NO_KNOCK = bytes(52)
 _NO_BIG_GIN = bytes(NUM_ACTIONS - DRAW_STOCK)
 _BIG_GIN = bytes(BIG_GIN - DRAW_STOCK) + b"\1" + bytes(NUM_ACTIONS - BIG_GIN - 1)
+_NO_KNOCK_NOR_BIG_GIN = _NO_KNOCK + _NO_BIG_GIN
 _OTHER_MASKS: dict[tuple[type, ...], bytes] = {}
 
 
@@ -132,16 +133,12 @@ def legal_mask(game: Game) -> bytes:
     if game.phase is Phase.DISCARD:
         d, k, big_gin = discard_phase_choices(game.rules, game.hand)  # type: ignore[arg-type]
         t = _SUIT_BYTES
+        rest = _NO_KNOCK_NOR_BIG_GIN  # most positions: no knock and no big gin
+        if k or big_gin:
+            knocks = (t[k & 0x1FFF], t[k >> 13 & 0x1FFF], t[k >> 26 & 0x1FFF], t[k >> 39 & 0x1FFF])
+            rest = b"".join((*knocks, _BIG_GIN if big_gin else _NO_BIG_GIN))
         return b"".join(
-            (
-                t[d & 0x1FFF],
-                t[d >> 13 & 0x1FFF],
-                t[d >> 26 & 0x1FFF],
-                t[d >> 39 & 0x1FFF],
-                _NO_KNOCK if not k else t[k & 0x1FFF],
-                b"" if not k else t[k >> 13 & 0x1FFF] + t[k >> 26 & 0x1FFF] + t[k >> 39 & 0x1FFF],
-                _BIG_GIN if big_gin else _NO_BIG_GIN,
-            )
+            (t[d & 0x1FFF], t[d >> 13 & 0x1FFF], t[d >> 26 & 0x1FFF], t[d >> 39 & 0x1FFF], rest)
         )
     legal = game.legal_actions()
     # Each of these actions' kinds is one index, but for the two choices of the first dealer.

@@ -113,7 +113,7 @@ class Episode:
     def mask(self) -> bytes:
         """The legal mask of the seat to act, one byte per index (computed once a position)."""
         if self._mask is None:
-            self._mask = legal_mask(self.started())
+            self._mask = legal_mask(self.game or self.started())
         return self._mask
 
     def play(self, index: int) -> Played:
