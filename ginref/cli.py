@@ -4,6 +4,10 @@ Each command parses its arguments, calls the library, formats the result with th
 functions of :mod:`tournaments.outputs.console` and prints it. Errors raised on purpose by ginref
 (:class:`referee.errors.GinRefError`) and usage errors are printed plainly with a non-zero exit
 status, never as a traceback.
+
+Every command starts by declaring them all (even ``ginref --help`` does), so the modules of the
+commands import at their top only what declaring needs (click, the option table); what a
+command plays, reads or formats with is imported in its function, when it runs.
 """
 
 from __future__ import annotations
@@ -58,8 +62,6 @@ from referee.bots.sandbox import HiddenPathError
 from referee.bots.spec import BotSpec
 from referee.engine.rules import parse_assignments
 from referee.errors import GinRefError
-from tournaments.outputs.console import format_match_outcome, format_not_started
-from tournaments.results.standings import load_standings
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -87,6 +89,8 @@ def match_command(bots: tuple[str, ...], given: Given) -> None:
     --deals FILE the match plays the file's first deal (a seed, or decks dealt in order), and
     with -n N match k plays deal k (docs/tournaments.md#deal-sets).
     """
+    from tournaments.outputs.console import format_match_outcome, format_not_started
+
     # As click says of any missing or extra argument (a usage error, exit status 2).
     if len(bots) < 2:
         raise click.UsageError("Missing argument 'BOT_B'.")
@@ -147,6 +151,8 @@ def bot_specs(bots: Sequence[str], tcp_bots: Sequence[str]) -> tuple[BotSpec, ..
 def play_series(bots: Sequence[str], matches: int, given: Given) -> None:
     """``ginref match A B -n N``: the two bots' tournament, played and reported as
     ``ginref tournament`` plays and reports one (it exits itself)."""
+    from tournaments.results.standings import load_standings
+
     explicit = click.get_current_context().get_parameter_source("out")
     out = Path(given.required(OUT)) if explicit != ParameterSource.DEFAULT else None
     try:

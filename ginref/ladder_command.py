@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import re
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
@@ -30,13 +31,12 @@ from ginref.option_table import (
 from ginref.shared import confine
 from ginref.tournament_command import play_and_report
 from referee.errors import GinRefError
-from tournaments.ladder import board, inbox
-from tournaments.ladder.errors import LadderError
-from tournaments.ladder.final import final_config
-from tournaments.ladder.season import SEASON_TOML, TEMPLATE, Season, load_season
-from tournaments.ladder.service import PLAY, run_service
-from tournaments.ladder.store import now, open_season
-from tournaments.tokens import TokenStore
+
+# The ladder's modules are imported by the commands that use them: the season, its service
+# and its builds would otherwise cost every ginref command its start-up time.
+if TYPE_CHECKING:
+    from tournaments.ladder import board
+    from tournaments.ladder.season import Season
 
 _NAME = re.compile(r"^[A-Za-z0-9_-]{1,32}$")
 
@@ -46,6 +46,8 @@ def _fail(exc: GinRefError) -> click.ClickException:
 
 
 def _season(directory: str) -> Season:
+    from tournaments.ladder.season import load_season
+
     try:
         return load_season(Path(directory))
     except GinRefError as exc:
@@ -63,6 +65,9 @@ def ladder_group() -> None:
 @click.argument("directory", type=click.Path(file_okay=False))
 def new_command(directory: str) -> None:
     """Start a season in DIRECTORY: its file (season.toml, to edit) and its store."""
+    from tournaments.ladder.season import SEASON_TOML, TEMPLATE
+    from tournaments.ladder.store import open_season
+
     where = Path(directory)
     if (where / SEASON_TOML).exists():
         raise click.ClickException(f"{where / SEASON_TOML} exists: a season is already there")
@@ -88,6 +93,11 @@ def new_command(directory: str) -> None:
 def entrant_command(directory: str, name: str, given: Given) -> None:
     """Register entrant NAME (or, with --again, re-issue its token) and print its token once:
     the entrant submits with it, and a remote entrant's bot connects with it."""
+    from tournaments.ladder.errors import LadderError
+    from tournaments.ladder.service import PLAY
+    from tournaments.ladder.store import open_season
+    from tournaments.tokens import TokenStore
+
     season = _season(directory)
     if not _NAME.match(name):
         raise click.ClickException(
@@ -121,6 +131,9 @@ def entrant_command(directory: str, name: str, given: Given) -> None:
 def submit_command(directory: str, archive: str, given: Given) -> None:
     """Submit ARCHIVE (zip or tar.gz with ginref-bot.toml at its root) to the season in
     DIRECTORY; the service builds and validates it, 'ginref ladder status' shows how it went."""
+    from tournaments.ladder import inbox
+    from tournaments.ladder.store import open_season
+
     season = _season(directory)
     token = given[TOKEN] or os.environ.get("GINREF_TOKEN")
     if not token:
@@ -148,6 +161,8 @@ def submit_command(directory: str, archive: str, given: Given) -> None:
 def run_command(directory: str, given: Given) -> None:
     """Run the season in DIRECTORY: build and validate submissions, play the pool, rate every
     match; until Ctrl-C (a match in flight is played again at the next run)."""
+    from tournaments.ladder.service import run_service
+
     season = _season(directory)
     web = None
     address = given[WEB]
@@ -184,6 +199,9 @@ def _count(n: int, one: str, many: str | None = None) -> str:
 
 
 def _rows(season: Season) -> list[board.BotRow]:
+    from tournaments.ladder import board
+    from tournaments.ladder.store import open_season
+
     store = open_season(season.directory)
     try:
         return board.leaderboard(season, store)
@@ -195,6 +213,9 @@ def _rows(season: Season) -> list[board.BotRow]:
 @click.argument("directory", type=click.Path(file_okay=False))
 def status_command(directory: str) -> None:
     """The leaderboard of the season in DIRECTORY, and the submissions not yet decided."""
+    from tournaments.ladder import board
+    from tournaments.ladder.store import open_season
+
     season = _season(directory)
     try:
         rows = _rows(season)
@@ -220,6 +241,8 @@ def status_command(directory: str) -> None:
 @with_options("ladder export", REPORT_FORMAT)
 def export_command(directory: str, given: Given) -> None:
     """Print the leaderboard of the season in DIRECTORY as a table, CSV or JSON."""
+    from tournaments.ladder import board
+
     season = _season(directory)
     try:
         rows = _rows(season)
@@ -235,6 +258,8 @@ def export_command(directory: str, given: Given) -> None:
 def freeze_command(directory: str) -> None:
     """Close submissions to the season in DIRECTORY (the pool plays on; a submission being
     built finishes)."""
+    from tournaments.ladder.store import now, open_season
+
     season = _season(directory)
     try:
         store = open_season(season.directory)
@@ -259,6 +284,8 @@ def final_command(directory: str, given: Given) -> None:
     """Play the final of the frozen season in DIRECTORY: a round robin of each entrant's last
     accepted version (--top N: the leaderboard's top N), as a tournament in DIRECTORY/final
     with its report and CSV/JSON files; run again, it resumes."""
+    from tournaments.ladder.final import final_config
+
     season = _season(directory)
     try:
         config = final_config(season, _rows(season), top=given[TOP], matches=given[MATCHES])

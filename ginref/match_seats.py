@@ -9,27 +9,29 @@ user's mistake, told in one line.
 
 from __future__ import annotations
 
-import asyncio
 import os
 import re
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from referee.bots.confine import Confinement
-from referee.bots.sandbox import HiddenPathError
-from referee.bots.spec import BotSpec
 from referee.engine.errors import RulesError
 from referee.engine.rules import Rules, parse_assignments
 from referee.errors import ConfigError
-from referee.fairness import GivenDecks
-from referee.results import MatchOutcome
-from referee.series import Series
-from referee.settings import RefereeOptions
 from tournaments.file.bots import BotEntry
 from tournaments.file.config import TournamentConfig
-from tournaments.results.standings import Standings
-from tournaments.sprt_run import default_out
+
+# The referee's series and the tournament's modules are imported by the functions that play:
+# ginref.cli imports this module, and every ginref command would otherwise pay for them at its
+# start.
+if TYPE_CHECKING:
+    from referee.bots.confine import Confinement
+    from referee.bots.sandbox import HiddenPathError
+    from referee.bots.spec import BotSpec
+    from referee.fairness import GivenDecks
+    from referee.results import MatchOutcome
+    from referee.settings import RefereeOptions
+    from tournaments.results.standings import Standings
 
 _NAME = re.compile(r"[^A-Za-z0-9_-]+")  # what a bot's name may not hold
 
@@ -65,6 +67,8 @@ def series_config(
     played, journaled and resumed as any tournament's pairing (seats alternating from one match
     to the next), in ``out`` (None: ``ginref-logs/A-vs-B-HASH``, the pair's own); ``values``
     set the file's keys (the rules, the clock, the limits, the sandbox)."""
+    from tournaments.sprt_run import default_out
+
     names = [_NAME.sub("_", spec.name)[:38] or "bot" for spec in bots]
     if names[0] == names[1]:
         names = [f"{names[0]}-a", f"{names[1]}-b"]
@@ -138,6 +142,9 @@ def play_one(
 ) -> MatchOutcome:
     """Play one match, bot A in seat 0, B in seat 1 and so on (dealt from ``decks``, a deal
     file's, when given); its outcome."""
+    import asyncio
+
+    from referee.series import Series
 
     async def play() -> MatchOutcome:
         async with Series(

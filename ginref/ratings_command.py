@@ -11,8 +11,6 @@ from ginref.option_spec import Given, with_options
 from ginref.option_table import REPORT_FORMAT
 from ginref.shared import report_width
 from referee.errors import GinRefError
-from tournaments.results.league import format_league, league, league_json
-from tournaments.results.standings import standings_csv
 
 
 @click.command("ratings")
@@ -25,6 +23,10 @@ def ratings_command(directories: tuple[str, ...], given: Given) -> None:
     A bot is its name: the same name in two tournaments is one bot. The journals are read,
     never written, so a tournament may still be running.
     """
+    # Imported here, not by every ginref command at its start (the journals, the fit).
+    from tournaments.results.league import format_league, league, league_json
+    from tournaments.results.standings import standings_csv
+
     try:
         result = league([Path(d) for d in directories])
     except GinRefError as exc:

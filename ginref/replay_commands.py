@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
@@ -23,21 +24,14 @@ from ginref.option_table import (
     VERBOSE,
 )
 from ginref.shared import confine
-from referee.bots.sandbox import SandboxSettings
-from referee.bots.spec import BotSpec
 from referee.errors import GinRefError
-from referee.replay_log import truncation_warning
-from referee.timeline import Timeline, load_replay
-from replays.ask import ask, position_at
-from replays.html import render_html
-from replays.position import (
-    format_answer,
-    format_position,
-)
-from replays.verify import check_file, difference_warning, find_logs, format_check
-from replays.view import format_replay
-from replays.words import Style, can_print
-from tournaments.journal.audit import audit_report, is_tournament
+
+# The replays' modules are imported by the commands that read logs: verify's schema checks
+# (jsonschema), the views and the journal's audit would otherwise cost every ginref command its
+# start-up time.
+if TYPE_CHECKING:
+    from referee.timeline import Timeline
+    from replays.words import Style
 
 
 @click.command("replay")
@@ -50,6 +44,13 @@ def replay_command(log: str, given: Given) -> None:
     deals with both hands, each decision and the card it moved, faults, each showdown with
     melds, layoffs and deadwood, and the running score.
     """
+    from referee.replay_log import truncation_warning
+    from referee.timeline import load_replay
+    from replays.html import render_html
+    from replays.verify import difference_warning
+    from replays.view import format_replay
+    from replays.words import Style, can_print
+
     seat, hand, step, color = given[SEAT], given[HAND], given[STEP], given[COLOR]
     ask_command, at_line, html_out = given[ASK], given[AT], given[HTML]
     if ask_command is not None and at_line is None:
@@ -124,6 +125,11 @@ def _replay_at(
     sandbox: str,
 ) -> None:
     """--at: print the position; with --ask, ask the bot and print its answer."""
+    from referee.bots.sandbox import SandboxSettings
+    from referee.bots.spec import BotSpec
+    from replays.ask import ask, position_at
+    from replays.position import format_answer, format_position
+
     try:
         step = position_at(timeline, line)
         bot = BotSpec.parse(ask_command) if ask_command is not None else None
@@ -159,6 +165,9 @@ def verify_command(paths: tuple[str, ...], given: Given) -> None:
     directory also has its journal checked against its logs (each log unchanged since the
     referee wrote it, and saying what the journal says).
     """
+    from replays.verify import check_file, find_logs, format_check
+    from tournaments.journal.audit import audit_report, is_tournament
+
     logs = find_logs(paths)
     failed = 0
     deck_file = verify_deals(given[DEALS])

@@ -11,7 +11,6 @@ from pathlib import Path
 import click
 
 from referee.errors import GinRefError
-from tournaments.outputs.report import write_report
 
 
 @click.command("report")
@@ -22,6 +21,9 @@ def report_command(directory: str) -> None:
 
     One self-contained page that loads nothing from anywhere; works while the tournament runs.
     """
+    # Imported here, not by every ginref command at its start (the journal, the replay pages).
+    from tournaments.outputs.report import write_report
+
     try:
         path, missing = write_report(Path(directory))
     except GinRefError as exc:

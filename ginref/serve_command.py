@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import textwrap
 from collections.abc import AsyncIterator, Collection
+from typing import TYPE_CHECKING
 
 import click
 
@@ -34,15 +35,17 @@ from ginref.option_table import (
 )
 from ginref.shared import confine
 from ginref.tournament_command import play_and_report
-from referee.bots.confine import Confinement
 from referee.errors import ConfigError, GinRefError
-from tournaments.executors.hosted import HostedExecutor
-from tournaments.executors.local import Executor
 from tournaments.file.config import load_file
-from tournaments.journal.store import out_of_play
-from tournaments.results.standings import BotStanding, Standings
-from tournaments.runner import TournamentRunner
-from tournaments.tokens import TokenCheck, TokenStore, token_gaps
+
+# The hosted executor, the journal and the tokens are imported by the commands that use them:
+# every ginref command would otherwise pay for them at its start.
+if TYPE_CHECKING:
+    from referee.bots.confine import Confinement
+    from tournaments.executors.local import Executor
+    from tournaments.results.standings import BotStanding, Standings
+    from tournaments.runner import TournamentRunner
+    from tournaments.tokens import TokenStore
 
 
 @click.command("serve")
@@ -73,6 +76,10 @@ def serve_command(file: str, given: Given) -> None:
     The other bots are started and sandboxed as by 'ginref tournament'. Exit status as
     'ginref tournament'.
     """
+    from tournaments.executors.hosted import HostedExecutor
+    from tournaments.journal.store import out_of_play
+    from tournaments.tokens import TokenCheck, token_gaps
+
     try:
         config = given.apply(load_file(file))
         settings = config.serve
@@ -193,6 +200,8 @@ def tokens_group() -> None:
 
 
 def _store(file: str, given: Given) -> tuple[TokenStore, list[str]]:
+    from tournaments.tokens import TokenStore
+
     config = given.apply(load_file(file))
     remote = [b.name for b in config.bots if b.remote]
     return TokenStore(config.out_dir), remote

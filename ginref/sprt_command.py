@@ -43,12 +43,6 @@ from referee.engine.rules import Rules
 from referee.errors import ConfigError, GinRefError, RulesError
 from tournaments.file.bots import BotEntry
 from tournaments.file.config import TournamentConfig
-from tournaments.sprt_run import (
-    check_fingerprints,
-    default_out,
-    resize,
-    start_afresh,
-)
 
 _NAME = re.compile(r"^[A-Za-z0-9_-]{1,40}$")
 Overrides = tuple[tuple[str, object], ...]
@@ -129,6 +123,9 @@ def sprt_command(bot_new: str, bot_old: str, given: Given) -> None:
       3    a bot never connected
       130  stopped (Ctrl-C)
     """
+    # Imported here, not by every ginref command at its start (the journal's reading).
+    from tournaments.sprt_run import check_fingerprints, default_out, resize, start_afresh
+
     try:
         new_name, old_name = given[NEW_NAME], given[OLD_NAME]
         if new_name == old_name:

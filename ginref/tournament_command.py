@@ -10,15 +10,13 @@ H1 accepted, 10 H0 accepted, 11 undecided at its maximum.
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 import sys
 from collections.abc import Callable
 from contextlib import AbstractAsyncContextManager
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
-from rich.console import Console
 
 from ginref.option_spec import Given, with_options
 from ginref.option_table import (
@@ -46,30 +44,23 @@ from ginref.option_table import (
     WORKERS,
 )
 from ginref.shared import confine, report_width
-from referee.bots.confine import Confinement
 from referee.errors import GinRefError
-from tournaments.executors.cluster import RayExecutor
-from tournaments.executors.local import Executor
 from tournaments.file.config import TournamentConfig, load_default, load_file
-from tournaments.live.progress import Interrupts, run_live
-from tournaments.outputs.console import (
-    format_not_connected,
-    format_run_result,
-    format_standings,
-)
-from tournaments.outputs.report import write_report
-from tournaments.results.standings import (
-    Standings,
-    journal_standings,
-    load_standings,
-    standings_csv,
-    standings_json,
-    write_standings,
-)
-from tournaments.runner import BotCheckError, RunResult, RunStopped, TournamentRunner
-from tournaments.sprt_run import format_report as format_sprt
-from tournaments.sprt_run import journal_report, load_sprt
-from tournaments.sprt_run import write_report as write_sprt
+
+# The runner, its executors, the standings and their formatting are imported by the functions
+# that run or report: declaring the commands (every ginref command does, even --help) would
+# otherwise pay their start-up time.
+if TYPE_CHECKING:
+    from referee.bots.confine import Confinement
+    from tournaments.executors.local import Executor
+    from tournaments.results.standings import Standings
+    from tournaments.runner import RunResult, TournamentRunner
+
+    # Makes the executor of a run (None: local processes), given the runner and the confinement.
+    MakeExecutor = Callable[[TournamentRunner, Confinement], Executor]
+    # Runs beside the tournament (a live page, say): started before the first match, stopped
+    # after.
+    Beside = Callable[[TournamentRunner, Executor | None], AbstractAsyncContextManager[None]]
 
 EXIT_NOT_CONNECTED = 3
 EXIT_INTERRUPTED = 130
@@ -117,6 +108,8 @@ def tournament_command(file: str | None, given: Given) -> None:
     connected, 130 stopped; a sequential test (format = "sprt") otherwise its verdict: 0 H1,
     10 H0, 11 undecided.
     """
+    from referee.bots.confine import Confinement
+
     executor, address = given[EXECUTOR], given[RAY_ADDRESS]
     check_executor(executor, address, given[WORKERS])
     try:
@@ -148,16 +141,19 @@ def ray_executor(executor: str, address: str | None) -> MakeExecutor | None:
     if executor != "ray":
         return None
 
+    from tournaments.executors.cluster import RayExecutor
+
     def lost(line: str) -> None:
         click.echo(f"Warning: {line}", err=True)
 
     return lambda runner, _: RayExecutor(runner.config, runner.directory, address, lost)
 
 
-# Makes the executor of a run (None: local processes), given the runner and the confinement.
-MakeExecutor = Callable[[TournamentRunner, Confinement], Executor]
-# Runs beside the tournament (a live page, say): started before the first match, stopped after.
-Beside = Callable[[TournamentRunner, Executor | None], AbstractAsyncContextManager[None]]
+def not_connected(standings: Standings, width: int | None) -> str | None:
+    """The closing warning of bots that never connected (None: none), as the console words it."""
+    from tournaments.outputs.console import format_not_connected
+
+    return format_not_connected(standings, width)
 
 
 def play_and_report(
@@ -166,11 +162,25 @@ def play_and_report(
     given: Given,
     make_executor: MakeExecutor | None = None,
     beside: Beside | None = None,
-    warn: Callable[[Standings, int | None], str | None] = format_not_connected,
+    warn: Callable[[Standings, int | None], str | None] = not_connected,
 ) -> None:
     """Run (or resume) the tournament, print and write its standings, exit as documented;
     ``given`` says how to show the run (``--progress``, ``-q``), ``warn`` the closing warning
     of bots that never connected (None: none)."""
+    import asyncio
+    import contextlib
+
+    from rich.console import Console
+
+    from tournaments.live.progress import Interrupts, run_live
+    from tournaments.outputs.console import format_run_result, format_standings
+    from tournaments.outputs.report import write_report
+    from tournaments.results.standings import journal_standings, write_standings
+    from tournaments.runner import BotCheckError, RunStopped, TournamentRunner
+    from tournaments.sprt_run import format_report as format_sprt
+    from tournaments.sprt_run import journal_report
+    from tournaments.sprt_run import write_report as write_sprt
+
     try:
         runner = TournamentRunner(config)
     except GinRefError as exc:
@@ -251,6 +261,11 @@ def standings_command(directory: str, given: Given) -> None:
 
     Works while the tournament is running, too (the journal is read, never written).
     """
+    from tournaments.outputs.console import format_standings
+    from tournaments.results.standings import load_standings, standings_csv, standings_json
+    from tournaments.sprt_run import format_report as format_sprt
+    from tournaments.sprt_run import load_sprt
+
     fmt = given[REPORT_FORMAT]
     try:
         standings = load_standings(Path(directory))

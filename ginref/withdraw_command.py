@@ -13,14 +13,15 @@ from ginref.option_spec import Given, with_options
 from ginref.option_table import OUT
 from referee.errors import ConfigError, GinRefError
 from tournaments.file.config import load_file
-from tournaments.journal.store import JournalError, open_journal
-from tournaments.journal.withdrawals import DISQUALIFIED, WITHDRAWN
-from tournaments.results.standings import counted_matches
 
 
 def take_out(file: str, bot: str, given: Given, kind: str) -> str:
     """Record that ``bot`` of the tournament in ``file`` is out (``kind``); what became of its
     matches, in words."""
+    # Imported here, not by every ginref command at its start (the journal, the standings).
+    from tournaments.journal.store import JournalError, open_journal
+    from tournaments.results.standings import counted_matches
+
     config = given.apply(load_file(file))
     if config.format == "sprt":
         raise ConfigError(
@@ -56,6 +57,8 @@ def withdraw_command(file: str, bot: str, given: Given) -> None:
     Works before a resume or while the tournament runs; BOT stays in FILE (or may leave it).
     To strike its results as well, use 'ginref disqualify'.
     """
+    from tournaments.journal.withdrawals import WITHDRAWN
+
     _run(file, bot, given, WITHDRAWN)
 
 
@@ -69,6 +72,8 @@ def disqualify_command(file: str, bot: str, given: Given) -> None:
 
     A withdrawn bot may be disqualified later; a disqualification is final.
     """
+    from tournaments.journal.withdrawals import DISQUALIFIED
+
     _run(file, bot, given, DISQUALIFIED)
 
 
