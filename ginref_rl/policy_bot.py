@@ -30,7 +30,7 @@ import os
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ginref_rl.actions import (
     BIG_GIN,
@@ -45,11 +45,15 @@ from ginref_rl.actions import (
     NUM_ACTIONS,
     PASS,
 )
-from ginref_rl.encoding import Seen, action_mask, encode_array, encode_dict
 from referee.engine.cards import card_str, parse_card
 from referee.engine.outcomes import Phase
 from referee.engine.rules import Rules
 from sample_bots.client import EXIT_CONFIG, Decide, pb, run_bot
+
+# The encoding (numpy) is imported by the functions that encode: the reference and strong bots
+# import this module for its action conversions, and numpy would add to their start-up time.
+if TYPE_CHECKING:
+    from ginref_rl.encoding import Seen
 
 Policy = Callable[[Any, Any], Any]
 """``policy(observation, action_mask) -> action index``."""
@@ -86,6 +90,8 @@ def phase_of_pb(phase: int) -> Phase:
 def seen_of_request(request: pb.DecisionRequest) -> Seen:
     """What the encoding reads, from a DecisionRequest alone, for any number of players: as
     :func:`ginref_rl.encoding.seen_of` reads the engine's observation of the same seat."""
+    from ginref_rl.encoding import Seen
+
     obs = request.observation
     seat = obs.seat  # the hand seat: 0 or 1 (-1 sitting out, a seat never asked to decide)
     players = obs.players or 2  # 0: a referee older than the field, which means 2
@@ -145,6 +151,8 @@ def action_of_index(index: int, request: pb.DecisionRequest) -> pb.Action:
 
 def policy_decide(policy: Policy, form: str = "array") -> Decide:
     """A bot's ``decide`` that asks ``policy`` with the environment's arrays."""
+    from ginref_rl.encoding import action_mask, encode_array, encode_dict
+
     encode = encode_dict if form == "dict" else encode_array
 
     def decide(request: pb.DecisionRequest) -> pb.Action:
