@@ -52,7 +52,6 @@ from referee.replay_log import (
 )
 from referee.timeline import Timeline, admit_round_results, build_timeline, header_deck_source
 from replays.checks import ENDS_EARLY, DeckFile, RecordChecker
-from replays.schema import schema_problems
 
 
 @dataclass(frozen=True, slots=True)
@@ -104,6 +103,10 @@ def check_file(path: str | os.PathLike[str], deck_file: DeckFile | None = None) 
         if log.header is None:  # a foreign file: its first line says it all
             problems = list(_ordered(problems)[:1])
         return LogCheck(path, _ordered(problems + cut), kinds, last, "")
+    # Imported here: the schema's validator (jsonschema) would cost ginref replay, which reads
+    # this module for its warnings, its start-up time.
+    from replays.schema import schema_problems
+
     problems, summary = check_log(log, deck_file)
     problems += schema_problems(log.records)
     if cut:

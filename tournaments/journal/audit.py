@@ -21,7 +21,6 @@ from referee.text import safe_text
 from referee.timeline import Timeline, load_replay
 from tournaments.journal.records import FaultRow, Forfeit, MatchRecord, hand_row
 from tournaments.journal.store import JOURNAL_FILE, open_journal
-from tournaments.runner import LOGS
 
 # The fields of a journal row that its log also records.
 COMPARED = (
@@ -96,6 +95,10 @@ def is_tournament(directory: Path) -> bool:
 
 def audit_tournament(directory: Path) -> list[str]:
     """Every difference between the tournament's journal and its logs (empty: they agree)."""
+    # Imported here: the runner (its executors, the referee's series and server) would cost
+    # ginref verify its start-up time for the name of a folder.
+    from tournaments.runner import LOGS
+
     journal = open_journal(directory, create=False)
     try:
         records = journal.records()
