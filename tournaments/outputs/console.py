@@ -6,15 +6,20 @@ from __future__ import annotations
 import textwrap
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from referee.bot_check import output_tail
 from referee.engine.outcomes import HandOutcome, HandResult, Termination
 from referee.faults import Fault, FaultKind
 from referee.results import MatchOutcome
 from replays.words import place_text
 from tournaments.journal.records import MatchRecord
 from tournaments.results.standings import BotStanding, DuplicatePairing, HeadToHead, Standings
-from tournaments.runner import Progress, RunResult
+
+# The runner (and through it the referee's series and server) is named in annotations only,
+# and the bots' check where a bot never started: ginref standings, report and live format with
+# this module and would otherwise pay for them at their start.
+if TYPE_CHECKING:
+    from tournaments.runner import Progress, RunResult
 
 _TERMINATION_TEXT = {
     Termination.TARGET: "target reached",
@@ -171,6 +176,8 @@ def format_match_outcome(outcome: MatchOutcome) -> str:
 def format_not_started(outcome: MatchOutcome) -> list[str]:
     """One line per bot that never connected to the match: which, why, and the end of its
     output (``ginref match`` prints them as errors and exits non-zero)."""
+    from referee.bot_check import output_tail
+
     lines = []
     for fault in outcome.faults:
         if fault.kind is FaultKind.NOT_CONNECTED:
