@@ -12,6 +12,9 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from pathlib import Path
+
+import pytest
 
 # Loaded only by the commands that use them: the statistics (standings, ratings, SPRT), the
 # live page's web server, the referee's series and server (a match played), the runner, the
@@ -57,11 +60,11 @@ print(json.dumps({"helped": helped, "loaded": [m for m in HEAVY if m in sys.modu
 """
 
 
-def loaded_by(code: str) -> dict[str, list[str]]:
-    """What ``code`` (given HEAVY) reports, run in a fresh interpreter."""
+def loaded_by(code: str, *argv: str) -> dict[str, list[str]]:
+    """What ``code`` (given HEAVY, and ``argv``) reports, run in a fresh interpreter."""
     script = f"HEAVY = {HEAVY!r}\n{code}"
     done = subprocess.run(
-        [sys.executable, "-c", script], capture_output=True, text=True, check=False
+        [sys.executable, "-c", script, *argv], capture_output=True, text=True, check=False
     )
     assert done.returncode == 0, done.stderr
     result: dict[str, list[str]] = json.loads(done.stdout.splitlines()[-1])
@@ -83,3 +86,30 @@ def test_every_commands_help_loads_nothing_heavy() -> None:
         found["helped"]
     )
     assert found["loaded"] == []
+
+
+# A log of the golden corpus (tests/replays/test_golden_outputs.py).
+LOG = Path(__file__).resolve().parents[1] / "data" / "golden" / "logs" / "standard.jsonl"
+
+# Reads LOG with the command in argv, prints which of HEAVY got loaded.
+READ = """
+import json, sys
+from click.testing import CliRunner
+from ginref.cli import main
+
+result = CliRunner().invoke(main, sys.argv[1:])
+assert result.exit_code == 0, result.output
+print(json.dumps({"loaded": [m for m in HEAVY if m in sys.modules]}))
+"""
+
+
+@pytest.mark.parametrize(
+    ("command", "needs"),
+    [
+        ("replay", set()),
+        ("verify", {"jsonschema", "sqlite3"}),  # the schema check; a tournament's journal
+    ],
+)
+def test_reading_a_log_loads_only_what_reading_needs(command: str, needs: set[str]) -> None:
+    found = loaded_by(READ, command, str(LOG))
+    assert set(found["loaded"]) == needs
