@@ -36,6 +36,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 import secrets
+from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -283,14 +284,50 @@ def _series_job(run: Sequence[MatchSpec]) -> Job:
     return Job(f"{group}/m{run[0].game:03d}-{run[-1].game:03d}", tuple(run), True)
 
 
+def deal_free_runs(specs: Sequence[MatchSpec]) -> list[list[MatchSpec]]:
+    """Split one pairing's matches (in order) into series none of which plays a deal twice.
+
+    A kept process that played a deal would know the deck of its twin match (the other match of
+    a duplicate pair, or of a set of seatings), so the twins go to different series: with sets
+    of ``width`` matches, series ``r`` takes match ``(r + i) % width`` of the ``i``-th set, which
+    moves the seats on match by match as a series does. Where a set is missing matches (a
+    resumed run) the seats may not move on, and the series is split there."""
+    by_seed: dict[int, list[MatchSpec]] = {}
+    for spec in specs:
+        by_seed.setdefault(spec.seed, []).append(spec)
+    width = max(len(twins) for twins in by_seed.values())
+    if width == 1:
+        return alternating_runs(specs)
+    sets = sorted(by_seed.values(), key=lambda twins: twins[0].game)
+    interleaved: list[list[MatchSpec]] = [[] for _ in range(width)]
+    for i, twins in enumerate(sets):
+        for spec in twins:
+            interleaved[((spec.game - 1) % width - i) % width].append(spec)
+    runs: list[list[MatchSpec]] = []
+    for run in interleaved:
+        for part in alternating_runs(run):
+            # Whatever the numbering, never one deal twice in a series.
+            current: list[MatchSpec] = []
+            seen: set[int] = set()
+            for spec in part:
+                if spec.seed in seen:
+                    runs.append(current)
+                    current, seen = [], set()
+                current.append(spec)
+                seen.add(spec.seed)
+            runs.append(current)
+    return runs
+
+
 def make_jobs(
     specs: Iterable[MatchSpec], keep: bool, lanes: int = 1, chunk: int | None = None
 ) -> list[Job]:
     """Jobs for ``specs`` (in order of play): one per match, or with ``keep`` one per series of a
-    pairing within a round (split where the seats do not alternate). With fewer series than
-    ``lanes``, the longest series are halved until every lane has one (or each is one match).
-    ``chunk``: no series is longer, so that lanes play the matches nearly in order (a sequential
-    test counts them in order)."""
+    pairing within a round (split where the seats do not alternate, and with twin matches of one
+    deal in different series: :func:`deal_free_runs`). With fewer series than ``lanes`` times
+    the twins of a deal (series that share deals are not played at once), the longest series
+    are halved until every lane has one (or each is one match). ``chunk``: no series is longer,
+    so that lanes play the matches nearly in order (a sequential test counts them in order)."""
     specs = list(specs)
     if not keep:
         return [Job(f"{'.'.join(s.pairing)}/m{s.game:03d}", (s,), False) for s in specs]
@@ -299,10 +336,12 @@ def make_jobs(
         groups.setdefault((spec.round, spec.pairing), []).append(spec)
     runs: list[list[MatchSpec]] = []
     for group in groups.values():
-        runs.extend(alternating_runs(sorted(group, key=lambda s: s.game)))
+        runs.extend(deal_free_runs(sorted(group, key=lambda s: s.game)))
+    # The most matches of one deal in a pairing: that many series share each deal.
+    width = max((max(Counter(s.seed for s in g).values()) for g in groups.values()), default=1)
     if chunk is not None:
         runs = [run[i : i + chunk] for run in runs for i in range(0, len(run), chunk)]
-    while runs and len(runs) < lanes:
+    while runs and len(runs) < lanes * width:
         longest = max(runs, key=len)
         if len(longest) < 2:
             break

@@ -24,12 +24,16 @@ from tournaments.results.ratings import bradley_terry
 from tournaments.results.standings import compute_standings, duplicate_pairings
 from tournaments.runner import make_executor
 from tournaments.schedule import (
+    Job,
+    MatchSpec,
     build_schedule,
+    clash,
     deal_key,
     first_decider,
     make_jobs,
     pairings,
 )
+from tournaments.teams import rotated
 
 BOTS = """
 [[bots]]
@@ -293,6 +297,38 @@ def test_duplicate_pairs_share_a_seed_and_swap_seats_so_each_bot_gets_the_others
             assert one.hand.dealer == two.hand.dealer
     # The first dealer's seat alternates between deal pairs.
     assert [first_decider(rules, s.seed) for s in specs[::2]] == [0, 1, 0]
+
+
+def assert_series_hold_no_deal_twice(specs: list[MatchSpec], jobs: list[Job]) -> None:
+    """Every match in exactly one job; no job plays a deal twice; its seats move on."""
+    played = [m.key for j in jobs for m in j.matches]
+    assert sorted(played) == sorted(s.key for s in specs)
+    for job in jobs:
+        assert len({m.seed for m in job.matches}) == len(job.matches), job.key
+        seats = [m.seats for m in job.matches]
+        assert all(b == rotated(a, 1) for a, b in itertools.pairwise(seats)), job.key
+
+
+def test_kept_series_never_hold_both_matches_of_a_duplicate_pair() -> None:
+    # A kept process would know the deck of a pair's second match from the first.
+    config = config_of("matches = 8\nrounds = 2\nduplicate = true\n")
+    specs = build_schedule(config, deal_key(1))
+    for lanes in (1, 2, 5):
+        jobs = make_jobs(specs, keep=True, lanes=lanes)
+        assert_series_hold_no_deal_twice(specs, jobs)
+        assert all(len(j.matches) > 1 for j in jobs)
+    one_pairing = [s for s in specs if s.pairing == ("a", "b") and s.round == 1]
+    series = make_jobs(one_pairing, keep=True)
+    assert [[m.game for m in j.matches] for j in series] == [[1, 4, 5, 8], [2, 3, 6, 7]]
+    assert clash(series[0], series[1])
+    # Two lanes: two series of disjoint deals to play at once, then their twins.
+    halves = make_jobs(one_pairing, keep=True, lanes=2)
+    assert [[m.game for m in j.matches] for j in halves] == [[1, 4], [2, 3], [5, 8], [6, 7]]
+    assert not clash(halves[0], halves[2])
+    # Resumed with some matches played: still none twice, whatever is left.
+    for gone in ({1}, {2, 3}, {1, 4, 6}):
+        left = [s for s in one_pairing if s.game not in gone]
+        assert_series_hold_no_deal_twice(left, make_jobs(left, keep=True))
 
 
 def test_jobs_keep_a_pairing_series_together_with_alternating_seats() -> None:

@@ -142,8 +142,14 @@ def test_duplicate_deals_pair_the_same_cards_with_seats_swapped_and_reproduce(
         deal_b = of_type(outs[0] / second.log_path, "deal")[0]
         # Same deck, same dealer seat, bots swapped: each bot got the other's cards.
         assert deal_a["deck"] == deal_b["deck"] and deal_a["dealer"] == deal_b["dealer"]
-    # One process pair for the series: only its first match paid the start-up.
-    assert records[0].startup_s is not None and records[1].startup_s is None
+    # A kept process never plays both matches of a pair (it would know the second's deck): the
+    # twins are in two series, games 1 and 4 in one, 2 and 3 in the other, each series one
+    # process pair (only its first match paid the start-up).
+    for first, second in zip(records[::2], records[1::2], strict=True):
+        assert Path(first.log_path).parent != Path(second.log_path).parent
+    games = {int(r.key.rsplit(".", 1)[1]): r for r in records}
+    assert Path(games[1].log_path).parent == Path(games[4].log_path).parent
+    assert [games[g].startup_s is None for g in (1, 2, 3, 4)] == [False, False, True, True]
     (dup,) = load_standings(outs[0]).duplicate
     assert [p.deal for p in dup.pairs] == [1, 2]
     for pair, (a, b) in zip(dup.pairs, zip(records[::2], records[1::2], strict=True), strict=True):

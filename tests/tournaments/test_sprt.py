@@ -29,7 +29,7 @@ from tournaments.results.sprt import (
     simulate,
 )
 from tournaments.runner import TournamentRunner
-from tournaments.schedule import MatchSpec, build_schedule, deal_key, make_jobs
+from tournaments.schedule import MatchSpec, build_schedule, clash, deal_key, make_jobs
 from tournaments.sprt_run import default_out, fingerprint, format_report, journal_report, report
 
 
@@ -326,8 +326,13 @@ def test_the_schedule_holds_the_most_matches_and_kept_series_come_in_order() -> 
     assert [s.seats for s in specs[:2]] == [("new", "old"), ("old", "new")]
     assert specs[0].seed == specs[1].seed != specs[2].seed  # a pair shares its deal
     jobs = make_jobs(specs, keep=True, lanes=2, chunk=10)
-    assert [j.matches[0].game for j in jobs] == [1, 11, 21, 31]
+    # The two matches of a pair in different series (a kept process would know the deck of the
+    # second), the series in order of their first match: pairs 1-10 in the first two, 11-20 in
+    # the last two, each pair's two series never played at once.
+    assert [j.matches[0].game for j in jobs] == [1, 2, 21, 22]
     assert all(len(j.matches) == 10 for j in jobs)
+    assert all(len({m.seed for m in j.matches}) == 10 for j in jobs)
+    assert clash(jobs[0], jobs[1]) and not clash(jobs[0], jobs[2])
 
 
 # --- a run that stops when the test decides ----------------------------------------------------
