@@ -36,8 +36,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 import secrets
-from collections import Counter
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -284,39 +283,42 @@ def _series_job(run: Sequence[MatchSpec]) -> Job:
     return Job(f"{group}/m{run[0].game:03d}-{run[-1].game:03d}", tuple(run), True)
 
 
-def deal_free_runs(specs: Sequence[MatchSpec]) -> list[list[MatchSpec]]:
-    """Split one pairing's matches (in order) into series none of which plays a deal twice.
+def deal_sets(specs: Sequence[MatchSpec]) -> list[list[MatchSpec]]:
+    """One pairing's matches (in order) grouped by deal: a duplicate pair or set of seatings
+    shares one, and so one seed; the groups in order of their first match."""
+    by_seed: dict[int, list[MatchSpec]] = {}
+    for spec in specs:
+        by_seed.setdefault(spec.seed, []).append(spec)
+    return list(by_seed.values())
+
+
+def deal_free_runs(sets: Sequence[Sequence[MatchSpec]]) -> list[list[MatchSpec]]:
+    """Split one pairing's :func:`deal_sets` into series none of which plays a deal twice.
 
     A kept process that played a deal would know the deck of its twin match (the other match of
     a duplicate pair, or of a set of seatings), so the twins go to different series: with sets
     of ``width`` matches, series ``r`` takes match ``(r + i) % width`` of the ``i``-th set, which
     moves the seats on match by match as a series does. Where a set is missing matches (a
     resumed run) the seats may not move on, and the series is split there."""
-    by_seed: dict[int, list[MatchSpec]] = {}
-    for spec in specs:
-        by_seed.setdefault(spec.seed, []).append(spec)
-    width = max(len(twins) for twins in by_seed.values())
-    if width == 1:
-        return alternating_runs(specs)
-    sets = sorted(by_seed.values(), key=lambda twins: twins[0].game)
+    width = max(len(twins) for twins in sets)
     interleaved: list[list[MatchSpec]] = [[] for _ in range(width)]
     for i, twins in enumerate(sets):
         for spec in twins:
             interleaved[((spec.game - 1) % width - i) % width].append(spec)
-    runs: list[list[MatchSpec]] = []
-    for run in interleaved:
-        for part in alternating_runs(run):
-            # Whatever the numbering, never one deal twice in a series.
-            current: list[MatchSpec] = []
-            seen: set[int] = set()
-            for spec in part:
-                if spec.seed in seen:
-                    runs.append(current)
-                    current, seen = [], set()
-                current.append(spec)
-                seen.add(spec.seed)
-            runs.append(current)
-    return runs
+    return [part for run in interleaved for part in _split_repeats(alternating_runs(run))]
+
+
+def _split_repeats(runs: Iterable[Sequence[MatchSpec]]) -> Iterator[list[MatchSpec]]:
+    """The runs, each split before a deal it already holds: whatever the numbering, never one
+    deal twice in a series."""
+    for run in runs:
+        current: list[MatchSpec] = []
+        for spec in run:
+            if any(m.seed == spec.seed for m in current):
+                yield current
+                current = []
+            current.append(spec)
+        yield current
 
 
 def make_jobs(
@@ -335,10 +337,11 @@ def make_jobs(
     for spec in specs:
         groups.setdefault((spec.round, spec.pairing), []).append(spec)
     runs: list[list[MatchSpec]] = []
+    width = 1  # the most matches of one deal in a pairing: that many series share each deal
     for group in groups.values():
-        runs.extend(deal_free_runs(sorted(group, key=lambda s: s.game)))
-    # The most matches of one deal in a pairing: that many series share each deal.
-    width = max((max(Counter(s.seed for s in g).values()) for g in groups.values()), default=1)
+        sets = deal_sets(sorted(group, key=lambda s: s.game))
+        width = max(width, *map(len, sets))
+        runs.extend(deal_free_runs(sets))
     if chunk is not None:
         runs = [run[i : i + chunk] for run in runs for i in range(0, len(run), chunk)]
     while runs and len(runs) < lanes * width:

@@ -330,3 +330,16 @@ def test_ginref_match_takes_its_players_from_the_number_of_bots() -> None:
     result = CliRunner().invoke(main, ["match", "a", "b", "c", "d", "e"])
     assert result.exit_code == 2 and "Traceback" not in result.output
     assert result.output.strip().endswith("Error: Got unexpected extra arguments (e)")
+
+
+def test_kept_series_of_three_never_hold_a_deal_twice_even_resumed() -> None:
+    config = parse("matches = 6\nduplicate = true\n" + THREE + bots("a", "b", "c"))
+    specs = build_schedule(config, deal_key(1))
+    # Whole sets of three seatings, and sets each missing their middle match (a resumed run,
+    # where the numbering alone would put the two left of a set in one series).
+    for left in (specs, [s for s in specs if s.game % 3 != 2]):
+        jobs = make_jobs(left, keep=True)
+        assert sorted(m.key for j in jobs for m in j.matches) == sorted(s.key for s in left)
+        for job in jobs:
+            assert len({m.seed for m in job.matches}) == len(job.matches), job.key
+    assert all(len(j.matches) == 6 for j in make_jobs(specs, keep=True))
