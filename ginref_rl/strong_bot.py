@@ -3,14 +3,13 @@
 Run with ``python -m ginref_rl.strong_bot [--budget-ms MS] [--danger-weight W]
 [--no-model-stock] [--always-knock]`` (the last three tune the opponent model's two uses, on by
 default, and switch off the play for gin, :class:`~ginref_rl.strong_player.Tuning`). Its
-decisions take a few
-milliseconds; it stops weighing further discards at ``--budget-ms`` (default 100 ms) after the
-request arrived, and never later than a quarter of the request's ``move_time_ms``, so it never
-touches its bank. The choice of dealer and the defender's play are the greedy bot's (the
-referee's proposal: the least deadwood). Everything it reads is the DecisionRequest: its
-cards, the discard pile, the opponent's known cards, the hand's events (what the opponent took,
-passed and discarded), the phase and its legal actions. It keeps no state between requests and
-is deterministic, unless the deadline cuts its evaluation short.
+decisions take a few milliseconds; it stops weighing further discards at ``--budget-ms``
+(default 100 ms) after the request arrived, and never later than a quarter of the request's
+``move_time_ms``, so it never touches its bank. The choice of dealer and the defender's play
+are the greedy bot's (the referee's proposal: the least deadwood). Everything it reads is the
+DecisionRequest: its cards, the discard pile, the opponent's known cards, the hand's events
+(what the opponent took, passed and discarded), the phase and its legal actions. It keeps no
+state between requests and is deterministic, unless the deadline cuts its evaluation short.
 """
 
 from __future__ import annotations

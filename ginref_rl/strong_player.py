@@ -53,9 +53,10 @@ from referee.engine.outcomes import Phase
 class Tuning:
     """The player's weights; the defaults are the measured ones (docs/research.md)."""
 
-    # The opponent model's two uses: together they gained 3-5 points a match in every paired
-    # comparison, against SimpleGinRummyPlayer and the reference bot; a danger weight of 3 did
-    # as well as 2, 4 and more did worse (docs/research.md).
+    # The opponent model's two uses: together they gained 2-5 points a match in every paired
+    # comparison, and 3.4 matches in a hundred against SimpleGinRummyPlayer (none shown against
+    # the reference bot); a danger weight of 3 did as well as 2, 4 and more did worse
+    # (docs/research.md).
     danger_weight: float = 2.0  # deadwood points a sure meld card given away costs
     weighted_stock: bool = True  # discards weighed with the model's draw chances (else uniform)
     hold_low: int = 10  # it plays on rather than knock with 1..hold_low deadwood (-1: never)
