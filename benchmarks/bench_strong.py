@@ -1,11 +1,13 @@
 """The strong player's quick checks: in-process matches on duplicate deals, a variant against an
 opponent, and the same deals played by the default player beside it.
 
-The figures of docs/research.md's "What was tried" tables come from runs of this script: the
-engine alone (no processes, no network), each deal (a match seed) played twice with the seats
-swapped, the same deals for every variant, so two variants compare deal by deal. It prints the
-share of matches won and the points a match (the final score minus the opponent's), each with a
-95% interval over the deals, and the difference to the default player on the same deals.
+The quick checks of docs/research.md ("What was tried", "Where the strength left is") are
+played this way: the engine alone (no processes, no network), each deal (a match seed) played
+twice with the seats swapped, the same deals for every variant, so two variants compare deal by
+deal. It prints the share of matches won and the points a match (the final score minus the
+opponent's), each with the standings' 95% interval over the deals
+(:func:`tournaments.results.standings.mean_interval`), and the difference to the default player
+on the same deals.
 
 Opponents: ``reference`` (:mod:`ginref_rl.lookahead`), ``simple`` (a Python copy of the EAAI
 framework's SimpleGinRummyPlayer: takes the face-up card only if it melds, discards a card
@@ -22,9 +24,8 @@ Run: ``.venv/bin/python benchmarks/bench_strong.py [--opponent reference|simple]
 from __future__ import annotations
 
 import argparse
-import math
 import random
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from multiprocessing import Pool
 
@@ -38,9 +39,9 @@ from referee.engine.melds import deadwood_by_discard
 from referee.engine.observation import Observation, observe
 from referee.engine.outcomes import Phase
 from referee.engine.rules import Rules
+from tournaments.results.standings import mean_interval
 
 PLAYED = (Phase.UPCARD_OFFER, Phase.DRAW, Phase.DISCARD, Phase.WALL)
-Player = Callable[[Observation], Action]
 
 
 @dataclass(frozen=True)
@@ -106,11 +107,10 @@ def play(args: tuple[Setting, int, int]) -> tuple[float, int]:
     return won, result.final[seat] - result.final[1 - seat]
 
 
-def mean_interval(xs: Sequence[float]) -> tuple[float, float]:
-    """The mean and the half-width of its 95% interval."""
-    m = sum(xs) / len(xs)
-    var = sum((x - m) ** 2 for x in xs) / max(1, len(xs) - 1)
-    return m, 1.96 * math.sqrt(var / len(xs))
+def mean_half(xs: Sequence[float]) -> tuple[float, float]:
+    """The mean and the half-width of its 95% interval (0 under two values)."""
+    interval = mean_interval(xs)
+    return sum(xs) / len(xs), 0.0 if interval is None else (interval[1] - interval[0]) / 2
 
 
 def by_deal(results: Sequence[tuple[float, int]]) -> tuple[list[float], list[float]]:
@@ -153,16 +153,16 @@ def main(argv: Sequence[str] | None = None) -> None:
         f"against {args.opponent}, deal seeds {args.seed}..{args.seed + args.deals - 1}"
     )
     for name, (won, points) in figures.items():
-        w, wi = mean_interval(won)
-        p, pi = mean_interval(points)
+        w, wi = mean_half(won)
+        p, pi = mean_half(points)
         print(f"{name:8s} won {100 * w:5.1f}% ±{100 * wi:.1f}   points a match {p:+6.1f} ±{pi:.1f}")
     if len(figures) == 2:
         (vw, vp), (dw, dp) = figures["variant"], figures["default"]
-        w, wi = mean_interval([a - b for a, b in zip(vw, dw, strict=True)])
-        p, pi = mean_interval([a - b for a, b in zip(vp, dp, strict=True)])
+        w, wi = mean_half([a - b for a, b in zip(vw, dw, strict=True)])
+        p, pi = mean_half([a - b for a, b in zip(vp, dp, strict=True)])
         print(
             f"variant minus default, deal by deal: won {100 * w:+.1f} ±{100 * wi:.1f} "
-            f"points, points a match {p:+.1f} ±{pi:.1f}"
+            f"matches in a hundred, points a match {p:+.1f} ±{pi:.1f}"
         )
 
 
