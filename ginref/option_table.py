@@ -30,7 +30,7 @@ from referee.settings import (
 from tournaments.file.config import FORMATS
 from tournaments.file.config import PROCESSES as PROCESS_KINDS
 from tournaments.live import DEFAULT_PORT
-from tournaments.results.sprt import MODELS, SprtSettings
+from tournaments.results.sprt_settings import MODELS, SprtSettings
 
 
 def _each(commands: tuple[str, ...], variant: Variant) -> dict[str, Variant]:

@@ -65,7 +65,11 @@ GROUPS: dict[str, Group] = {
     ),
     "sandbox": Group(("referee/bots/sandbox.py",), ("tests/bots/test_sandbox_plan.py",)),
     "statistics": Group(
-        ("tournaments/results/sprt.py", "tournaments/results/ratings.py"),
+        (
+            "tournaments/results/sprt.py",
+            "tournaments/results/sprt_settings.py",
+            "tournaments/results/ratings.py",
+        ),
         ("tests/tournaments/test_sprt.py", "tests/tournaments/test_standings.py"),
     ),
     "spectator": Group(

@@ -42,7 +42,7 @@ from tournaments.file.deals import SHARED_SET, DealSet, load_deals
 from tournaments.file.serve import SERVE_KEYS, ServeSettings, parse_serve
 from tournaments.file.sprt import SPRT_KEYS, parse_sprt
 from tournaments.file.toml_lines import Reader, TournamentFileError
-from tournaments.results.sprt import SprtSettings
+from tournaments.results.sprt_settings import SprtSettings
 from tournaments.teams import (
     TeamEntry,
     challenger_problem,

@@ -7,7 +7,7 @@ import dataclasses
 from typing import Any
 
 from tournaments.file.toml_lines import Reader
-from tournaments.results.sprt import MODELS, SprtSettings
+from tournaments.results.sprt_settings import MODELS, SprtSettings
 
 SPRT_KEYS = ("elo0", "elo1", "alpha", "beta", "model", "max_matches")
 

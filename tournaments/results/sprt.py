@@ -31,97 +31,34 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Literal
 
-# numpy (and scipy, below) are imported by the functions that compute: the settings and the
-# names are read by every ginref command's options, and numpy would cost each one its start-up
-# time.
-if TYPE_CHECKING:
-    import numpy as np
-    from numpy.typing import ArrayLike, NDArray
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+from scipy.optimize.elementwise import find_root  # type: ignore[import-untyped]
+from scipy.stats import norm  # type: ignore[import-untyped]
 
-    Floats = NDArray[np.float64]
+# The settings live apart (sprt_settings: every command's options read them without numpy);
+# they are named here too, where the statistics that use them are.
+from tournaments.results.sprt_settings import DEFAULT_MAX_MATCHES as DEFAULT_MAX_MATCHES
+from tournaments.results.sprt_settings import MODELS as MODELS
+from tournaments.results.sprt_settings import Model as Model
+from tournaments.results.sprt_settings import SprtSettings as SprtSettings
+from tournaments.results.sprt_settings import elo_to_score as elo_to_score
+from tournaments.results.sprt_settings import score_to_elo as score_to_elo
 
-Model = Literal["logistic", "normalized"]
-MODELS: tuple[Model, ...] = ("logistic", "normalized")
+Floats = NDArray[np.float64]
+
 NELO_PER_UNIT = 800.0 / math.log(10.0)  # normalized Elo per standard deviation of the score
 Z95 = 1.959963984540054
 REGULARIZE = 1e-3  # stands in for a zero count (fastchess)
 TRINOMIAL = (0.0, 0.5, 1.0)  # score per match of each category: loss, no winner, win
 PENTANOMIAL = (0.0, 0.25, 0.5, 0.75, 1.0)  # per match of a pair: 0, 0.5, 1, 1.5, 2 points
-DEFAULT_MAX_MATCHES = 20_000
 CHUNK = 512  # units whose LLRs are computed in one call
-
-
-def elo_to_score(elo: float) -> float:
-    """The expected score per match of a bot ``elo`` logistic Elo stronger."""
-    return float(1.0 / (1.0 + 10.0 ** (-elo / 400.0)))
-
-
-def score_to_elo(score: float) -> float:
-    """The logistic Elo difference whose expected score is ``score`` (±inf at 1 and 0)."""
-    if score <= 0.0:
-        return -math.inf
-    if score >= 1.0:
-        return math.inf
-    return -400.0 * math.log10(1.0 / score - 1.0)
-
-
-@dataclass(frozen=True, slots=True)
-class SprtSettings:
-    """The hypotheses, error rates and model of a test, and the most matches it may play."""
-
-    elo0: float = 0.0
-    elo1: float = 10.0
-    alpha: float = 0.05
-    beta: float = 0.05
-    model: Model = "logistic"
-    max_matches: int = DEFAULT_MAX_MATCHES
-
-    def problem(self) -> str | None:
-        """What is wrong with the settings, in one line, or None."""
-        if not self.elo0 < self.elo1:
-            return f"elo0 ({self.elo0:g}) must be less than elo1 ({self.elo1:g})"
-        for name, value in (("alpha", self.alpha), ("beta", self.beta)):
-            if not 0.0 < value < 1.0:
-                return f"{name} must be between 0 and 1 (exclusive), got {value:g}"
-        if self.alpha + self.beta >= 1.0:
-            return f"alpha + beta must be less than 1, got {self.alpha + self.beta:g}"
-        if self.model not in MODELS:
-            return f"model {self.model!r} is not one of: {', '.join(MODELS)}"
-        if self.max_matches < 2 or self.max_matches % 2:
-            return (
-                f"max_matches must be an even number of at least 2 (matches come in pairs with "
-                f"the seats swapped), got {self.max_matches}"
-            )
-        return None
-
-    @property
-    def lower(self) -> float:
-        """The LLR at or below which H0 is accepted."""
-        return math.log(self.beta / (1.0 - self.alpha))
-
-    @property
-    def upper(self) -> float:
-        """The LLR at or above which H1 is accepted."""
-        return math.log((1.0 - self.beta) / self.alpha)
-
-    def to_dict(self) -> dict[str, Any]:
-        """JSON-ready (kept in the journal's identity)."""
-        return {
-            "elo0": self.elo0,
-            "elo1": self.elo1,
-            "alpha": self.alpha,
-            "beta": self.beta,
-            "model": self.model,
-            "max_matches": self.max_matches,
-        }
 
 
 def category_scores(categories: int) -> Floats:
     """The per-match score of each of ``categories`` (3: trinomial, 5: pentanomial)."""
-    import numpy as np
-
     if categories == 3:
         return np.array(TRINOMIAL)
     if categories == 5:
@@ -134,9 +71,6 @@ def _constrained(phat: Floats, phi: Floats) -> Floats:
     they sum to 1 (equation 1.2 of Van den Bergh; 4.9 of the normalized note): the root of
     ``sum(phat * phi / (1 + theta * phi))``, which decreases in ``theta`` between
     ``-1 / max(phi)`` and ``-1 / min(phi)``, where it runs from +inf to -inf."""
-    import numpy as np
-    from scipy.optimize.elementwise import find_root  # type: ignore[import-untyped]
-
     low = -1.0 / phi.max(axis=-1)
     high = -1.0 / phi.min(axis=-1)
     # Just inside the poles: every phat is at least the regularised count over the total, so
@@ -159,8 +93,6 @@ def _constrained(phat: Floats, phi: Floats) -> Floats:
 
 def _probabilities(counts: ArrayLike) -> tuple[Floats, Floats, Floats]:
     """Regularised counts as distributions, their totals, and the category scores."""
-    import numpy as np
-
     raw = np.asarray(counts, dtype=float)
     regular = np.where(raw == 0.0, REGULARIZE, raw)
     total = regular.sum(axis=-1)
@@ -170,8 +102,6 @@ def _probabilities(counts: ArrayLike) -> tuple[Floats, Floats, Floats]:
 def llr(counts: ArrayLike, settings: SprtSettings) -> Floats:
     """The GSPRT log-likelihood ratio of H1 against H0 for ``counts`` (shape ``(..., K)``,
     categories ordered by score: ``[L, D, W]`` or ``[LL, LD, WL+DD, WD, WW]``)."""
-    import numpy as np
-
     phat, total, scores = _probabilities(counts)
     if settings.model == "logistic":
         p0 = _logistic_mle(phat, scores, elo_to_score(settings.elo0))
@@ -188,8 +118,6 @@ def llr(counts: ArrayLike, settings: SprtSettings) -> Floats:
 
 def _logistic_mle(phat: Floats, scores: Floats, s: float) -> Floats:
     """The distribution closest to ``phat`` (maximum likelihood) whose expected score is ``s``."""
-    import numpy as np
-
     phi = np.broadcast_to(scores - s, phat.shape)
     return _constrained(phat, np.ascontiguousarray(phi))
 
@@ -197,8 +125,6 @@ def _logistic_mle(phat: Floats, scores: Floats, s: float) -> Floats:
 def _normalized_mle(phat: Floats, scores: Floats, t: float, rounds: int = 10) -> Floats:
     """The distribution closest to ``phat`` whose ``(mean - 1/2) / sd`` is ``t``, by the fixed
     point of the normalized note (section 4.1), from the uniform distribution, as fastchess."""
-    import numpy as np
-
     p = np.full(phat.shape, 1.0 / phat.shape[-1])
     for _ in range(rounds):
         mu = np.sum(p * scores, axis=-1, keepdims=True)
@@ -233,8 +159,6 @@ class EloEstimate:
 
 def estimate(counts: Sequence[int]) -> EloEstimate | None:
     """The Elo difference with its 95% interval, the nElo and the LOS; None before any unit."""
-    import numpy as np
-
     raw = np.asarray(counts, dtype=float)
     units = float(raw.sum())
     if units == 0:
@@ -255,8 +179,6 @@ def estimate(counts: Sequence[int]) -> EloEstimate | None:
         nelo, nelo_error = (0.0 if score == 0.5 else math.copysign(math.inf, score - 0.5)), 0.0
     los = None
     if spread > 0:
-        from scipy.stats import norm  # type: ignore[import-untyped]
-
         los = float(norm.cdf((score - 0.5) / spread))
     return EloEstimate(
         units=int(units),
@@ -284,8 +206,6 @@ def advance(
     ``c`` adds to the counts. Returns, per run, the counts after its last unit counted, the
     units counted (``n`` if no bound was crossed), the decision (1: H1, 0: H0, -1: none yet)
     and the LLR after the last unit counted."""
-    import numpy as np
-
     runs, n = drawn.shape
     cumulative = counts[:, None, :] + np.cumsum(steps_of[drawn], axis=1)
     values = llr(cumulative.reshape(runs * n, -1), settings).reshape(runs, n)
@@ -352,8 +272,6 @@ class SequentialTest:
     def extend(self, results: Iterable[tuple[int, float]]) -> None:
         """Record many games' scores, then count every unit they complete: the LLRs of all the
         new units come from one call (a resumed test of thousands of matches is quick)."""
-        import numpy as np
-
         self.results.update(results)
         if self.finished:
             return
@@ -394,8 +312,6 @@ class Simulation:
 
     def share(self, decision: int) -> float:
         """The share of runs that ended in ``decision``."""
-        import numpy as np
-
         return float(np.mean(self.decisions == decision))
 
 
@@ -415,8 +331,6 @@ def simulate(
     category) says what a unit adds to the counts the LLR reads, e.g. a pair's two matches to
     trinomial counts; by default each unit counts in its own category. The LLRs of every unit of
     every run still going are computed in one call per ``chunk`` units."""
-    import numpy as np
-
     p = np.asarray(probabilities, dtype=float)
     steps_of = np.eye(p.size) if increments is None else np.asarray(increments, dtype=float)
     # Matches per unit: a pentanomial unit is a pair, and so is a row that adds two matches.
