@@ -31,6 +31,7 @@ from multiprocessing import Pool
 
 from ginref_rl import lookahead, strong_player
 from ginref_rl.opponent_model import meld_partners
+from ginref_rl.reference_bot import PLAYED
 from ginref_rl.strong_player import Tuning
 from referee.engine.actions import Action, Discard, DrawDiscard, DrawStock, Knock, Pass
 from referee.engine.cards import mask_of
@@ -40,8 +41,6 @@ from referee.engine.observation import Observation, observe
 from referee.engine.outcomes import Phase
 from referee.engine.rules import Rules
 from tournaments.results.standings import mean_interval
-
-PLAYED = (Phase.UPCARD_OFFER, Phase.DRAW, Phase.DISCARD, Phase.WALL)
 
 
 @dataclass(frozen=True)
