@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from ginref_rl.lookahead import View, choose, expected_deadwood, view_of
-from ginref_rl.reference_bot import make_decide, view_of_request
+from ginref_rl.reference_bot import PLAYED, make_decide, view_of_request
 from referee.convert import EventEncoder, action_from_pb
 from referee.engine.actions import Action, Discard, Knock
 from referee.engine.cards import cards_of, mask_of
@@ -30,7 +30,6 @@ from tests.support.match_runs import assert_verified, played_match
 from tests.support.scenario import cards
 
 ROOT = Path(__file__).resolve().parents[2]
-PLAYED = (Phase.UPCARD_OFFER, Phase.DRAW, Phase.DISCARD, Phase.WALL)
 VARIANTS: tuple[dict[str, object], ...] = (
     {},
     {"discard_taken_card": "allowed_gra", "wall_rule": "fiftieth_card_pagat"},

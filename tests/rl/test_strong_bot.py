@@ -19,6 +19,7 @@ from ginref_rl.opponent_model import (
     meld_danger,
     meld_partners,
 )
+from ginref_rl.reference_bot import PLAYED
 from ginref_rl.strong_bot import _parser, make_decide, tuning_of, view_of_request
 from ginref_rl.strong_player import StrongView, Tuning, choose, strong_view_of
 from referee.convert import EventEncoder
@@ -35,7 +36,6 @@ from tests.support.match_runs import assert_verified, played_match
 from tests.support.scenario import cards
 
 ROOT = Path(__file__).resolve().parents[2]
-PLAYED = (Phase.UPCARD_OFFER, Phase.DRAW, Phase.DISCARD, Phase.WALL)
 
 
 def card(text: str) -> int:
