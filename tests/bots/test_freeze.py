@@ -108,6 +108,7 @@ def test_a_bot_that_spins_between_its_turns_gets_no_cpu_then(tmp_path: Path, mod
     text = next(tmp_path.glob("*.seat0.*.log")).read_text()
     assert_attempted(text, mode, ["early"])
     assert outcome.forfeit is None, outcome.forfeit
+    assert watch.error is None, watch.error
     rate = watch.rate(spy.times[0], spy.times[-1])
     assert rate < 0.25, (rate, watch.samples)
 

@@ -126,6 +126,7 @@ def test_spinning_processes_get_one_core_and_are_killed_for_cpu_time(tmp_path: P
         watch.join()
     assert_attempted(match.text, "spin", ["late"])
     assert_killed_for(match, "the CPU time limit")
+    assert watch.error is None, watch.error
     assert watch.limit is not None, "the spinner's group has no CPU quota"
     _, quota, period = watch.limit
     assert quota == period, watch.limit  # one core

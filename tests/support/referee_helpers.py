@@ -69,7 +69,7 @@ def alive(pid: int) -> bool:
     """Whether process ``pid`` exists and is not a zombie."""
     try:
         stat = Path(f"/proc/{pid}/stat").read_text()
-    except FileNotFoundError:
+    except OSError:  # gone: no such file, or ESRCH from a process being reaped
         return False
     return stat.rsplit(")", 1)[1].split()[0] != "Z"
 

@@ -313,6 +313,7 @@ class GroupCpu(threading.Thread):
         self.samples: list[CpuSample] = []
         self.usage_file: Path | None = None
         self.limit: tuple[Path, int, int] | None = None  # the limiting group, quota, period
+        self.error: Exception | None = None  # what stopped the sampling, if not the group's end
         self.done = threading.Event()
 
     def find(self) -> bool:
@@ -334,15 +335,24 @@ class GroupCpu(threading.Thread):
                 for mount in (Path("/sys/fs/cgroup/unified"), Path("/sys/fs/cgroup"))
                 if (mount / "cgroup.controllers").exists()
             )
-            self.usage_file = unified / groups[""] / "cpu.stat"
             mount = Path("/sys/fs/cgroup/cpu") if "cpu" in groups else unified
-            self.limit = cpu_limit(mount / groups.get("cpu", groups[""]), mount)
+            group = mount / groups.get("cpu", groups[""])
+            if not group.is_dir():
+                # A spinner on its way out whose group was already removed: read as having
+                # no quota, it would hide the limit its group had.
+                continue
+            self.usage_file = unified / groups[""] / "cpu.stat"
+            self.limit = cpu_limit(group, mount)
             return True
         return False
 
     def run(self) -> None:
-        while not self.find() and not self.done.wait(0.05):
-            pass
+        try:
+            while not self.find() and not self.done.wait(0.05):
+                pass
+        except Exception as error:  # kept for the test's message: a thread's error is lost
+            self.error = error
+            return
         while self.usage_file is not None and not self.done.wait(0.1):
             try:
                 usage = _keyed(self.usage_file.read_text())["usage_usec"] / 1e6
