@@ -41,14 +41,8 @@ from scipy.optimize import brentq  # type: ignore[import-untyped]
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from tournaments.results.sprt import (  # noqa: E402
-    NELO_PER_UNIT,
-    PENTANOMIAL,
-    TRINOMIAL,
-    SprtSettings,
-    elo_to_score,
-    simulate,
-)
+from tournaments.results.sprt import NELO_PER_UNIT, PENTANOMIAL, TRINOMIAL, simulate  # noqa: E402
+from tournaments.results.sprt_settings import SprtSettings, elo_to_score  # noqa: E402
 
 AS_MATCHES = [[2, 0, 0], [1, 1, 0], [1, 0, 1], [0, 1, 1], [0, 0, 2]]
 

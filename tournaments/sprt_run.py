@@ -26,7 +26,8 @@ from tournaments.file.bots import BotEntry
 from tournaments.file.config import TournamentConfig
 from tournaments.journal.records import MatchRecord
 from tournaments.journal.store import JOURNAL_FILE, Journal, open_journal
-from tournaments.results.sprt import EloEstimate, SequentialTest, SprtSettings
+from tournaments.results.sprt import EloEstimate, SequentialTest
+from tournaments.results.sprt_settings import SprtSettings
 from tournaments.schedule import MatchSpec, build_schedule, deal_key, journaled_sharing
 
 SPRT_JSON = "sprt.json"

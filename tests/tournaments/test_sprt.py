@@ -20,14 +20,8 @@ from ginref.sprt_command import bot_entry, paired_rules
 from tests.support.scripted import Scripted
 from tournaments.file.config import TournamentConfig, parse_text
 from tournaments.file.toml_lines import TournamentFileError
-from tournaments.results.sprt import (
-    SequentialTest,
-    SprtSettings,
-    elo_to_score,
-    estimate,
-    llr,
-    simulate,
-)
+from tournaments.results.sprt import SequentialTest, estimate, llr, simulate
+from tournaments.results.sprt_settings import SprtSettings, elo_to_score
 from tournaments.runner import TournamentRunner
 from tournaments.schedule import MatchSpec, build_schedule, clash, deal_key, make_jobs
 from tournaments.sprt_run import default_out, fingerprint, format_report, journal_report, report

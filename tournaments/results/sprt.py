@@ -38,14 +38,7 @@ from numpy.typing import ArrayLike, NDArray
 from scipy.optimize.elementwise import find_root  # type: ignore[import-untyped]
 from scipy.stats import norm  # type: ignore[import-untyped]
 
-# The settings live apart (sprt_settings: every command's options read them without numpy);
-# they are named here too, where the statistics that use them are.
-from tournaments.results.sprt_settings import DEFAULT_MAX_MATCHES as DEFAULT_MAX_MATCHES
-from tournaments.results.sprt_settings import MODELS as MODELS
-from tournaments.results.sprt_settings import Model as Model
-from tournaments.results.sprt_settings import SprtSettings as SprtSettings
-from tournaments.results.sprt_settings import elo_to_score as elo_to_score
-from tournaments.results.sprt_settings import score_to_elo as score_to_elo
+from tournaments.results.sprt_settings import SprtSettings, elo_to_score, score_to_elo
 
 Floats = NDArray[np.float64]
 

@@ -6,6 +6,7 @@ ginref command's options read these, and a command should not pay numpy's import
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -70,11 +71,4 @@ class SprtSettings:
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready (kept in the journal's identity)."""
-        return {
-            "elo0": self.elo0,
-            "elo1": self.elo1,
-            "alpha": self.alpha,
-            "beta": self.beta,
-            "model": self.model,
-            "max_matches": self.max_matches,
-        }
+        return dataclasses.asdict(self)
