@@ -248,7 +248,7 @@ def walks(
 # Walks aimed at the rarer phases: the defender's declaration (greedy players knock early) and
 # the wall of §7 (players who draw at random usually reach it).
 TARGETED = st.one_of(
-    walks([r for r in CONFIGS if r.defender_play == "declared"], greedy=True),
+    walks([r for r in CONFIGS if r.defender_play in ("declared", "declared_melds")], greedy=True),
     walks([r for r in CONFIGS if r.wall_rule != "dead"], greedy=False),
 )
 ANY_WALK = st.one_of(walks(), TARGETED)
@@ -539,13 +539,15 @@ def test_illegal_actions_rejected(case: tuple[Rules, int, bool, list[int]]) -> N
         for action in illegal_candidates(match):
             assert_rejected(match, action)
         if match.phase is Phase.DEFENDER:
-            # R6.6 declared: every valid declaration is legal, every invalid one refused.
+            # R6.6 declared: every valid declaration is legal, every invalid one refused; under
+            # declared_melds the referee lays off, so a declaration with layoffs is invalid.
             h = match.hand
             assert h.knock is not None and match.to_act is not None
             spread = h.knock.arrangement
             knocker = [m.cards for m in spread.melds] if h.knock.kind is HandOutcome.KNOCK else []
             gin = h.knock.kind is not HandOutcome.KNOCK
-            for melds, x, ok in defender_declarations(h.held(match.to_act), knocker, not gin):
+            layoffs = not gin and match.rules.defender_play == "declared"
+            for melds, x, ok in defender_declarations(h.held(match.to_act), knocker, layoffs):
                 if ok:
                     assert match.is_legal(DefenderPlay(melds, x)), (melds, x)
                 else:
